@@ -1,0 +1,65 @@
+import type { Theme, ThemePreference } from './theme.js'
+
+/**
+ * The server → browser contract. Everything the browser learns about a
+ * request travels in one PageData object, rendered into the HTML and parsed
+ * once before hydration, so server and client render from the same value.
+ */
+
+/** The only configuration the browser ever sees (see server/env.ts publicEnv). */
+export interface PublicEnv {
+  MODE: 'production' | 'development' | 'test'
+  ALLOW_INDEXING: boolean
+  OPENREPLAY_PROJECT_KEY: string | null
+  OPENREPLAY_INGEST_POINT: string | null
+  OPENREPLAY_INSECURE: boolean
+}
+
+export interface RequestInfo {
+  hints: { theme: Theme, timeZone: string }
+  userPrefs: { theme: ThemePreference }
+  /** Path and query of the current page, used as the theme switch's return address. */
+  path: string
+}
+
+export type ToastType = 'message' | 'success' | 'error'
+
+export interface Toast {
+  id: string
+  type: ToastType
+  title?: string
+  description: string
+}
+
+/** Names and encrypted timestamp of a form's honeypot fields (see server/honeypot.ts). */
+export interface HoneyProps {
+  nameFieldName: string
+  validFromFieldName: string
+  encryptedValidFrom: string
+}
+
+export interface Assets {
+  /** Hashed stylesheets, in order. */
+  styles: string[]
+  /** The client entry module. */
+  entry: string
+  /** Chunks the entry imports statically, preloaded so they arrive in parallel. */
+  preloads: string[]
+}
+
+/** The page being shown: which component and the data its loader produced. */
+export interface PageState {
+  id: string
+  status: number
+  data: unknown
+}
+
+export interface PageData {
+  requestInfo: RequestInfo
+  env: PublicEnv
+  honeyProps: HoneyProps
+  toast: Toast | null
+  /** Null when the page failed: the document then renders as an error page. */
+  page: PageState | null
+  assets: Assets
+}
