@@ -1,0 +1,88 @@
+import cookie from '@fastify/cookie'
+import formbody from '@fastify/formbody'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { PublicEnv } from '../shared/page-data.js'
+import { PAGES, type PageDefinition } from '../ui/page-table.js'
+import { loadAssetManifest, type AssetManifest } from './assets.js'
+import { publicEnv, type Env } from './env.js'
+import { handleError } from './error-handler.js'
+import { Honeypot } from './honeypot.js'
+import { compression } from './plugins/compression.js'
+import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
+import { security } from './plugins/security.js'
+import { staticAssets } from './plugins/static-assets.js'
+import { healthcheckRoutes } from './routes/healthcheck.js'
+import { pageRoutes } from './routes/pages.js'
+
+/** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
+export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
+
+export interface AppOptions {
+  env: Env
+  logger?: FastifyServerOptions['logger']
+  /** The page table; tests pass their own to exercise failing loaders. */
+  pages?: readonly PageDefinition[]
+  distDir?: string
+  loadShedding?: LoadSheddingOptions
+}
+
+/** What every request handler may need from the shell, computed once at start. */
+export interface Shell {
+  env: Env
+  publicEnv: PublicEnv
+  assets: AssetManifest
+  honeypot: Honeypot
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    shell: Shell
+  }
+}
+
+/** Builds the app without listening: main.ts listens, tests inject. */
+export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
+  const { env } = options
+  const distDir = options.distDir ?? DIST_DIR
+  const app = Fastify({
+    logger: options.logger ?? { level: env.LOG_LEVEL },
+    genReqId: (request) => {
+      const given = request.headers['x-request-id']
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID()
+    },
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Deliberate limits against slow or idle clients (slowloris) and oversized requests.
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 10_000,
+    requestTimeout: 30_000,
+    bodyLimit: 64 * 1024,
+    routerOptions: { maxParamLength: 200 }
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const shell: Shell = {
+    env,
+    publicEnv: publicEnv(env),
+    assets: loadAssetManifest(join(distDir, 'manifest.json')),
+    honeypot: new Honeypot({ secret: env.HONEYPOT_SECRET })
+  }
+  app.decorate('shell', shell)
+
+  // Infrastructure first, in the order a request meets it.
+  await app.register(loadShedding, options.loadShedding ?? {})
+  await app.register(security, { env })
+  await app.register(compression)
+  await app.register(cookie, { secret: env.SESSION_SECRET })
+  await app.register(formbody)
+  await app.register(staticAssets, { root: join(distDir, 'client') })
+
+  app.setErrorHandler(handleError)
+
+  await app.register(healthcheckRoutes)
+  await app.register(pageRoutes, { pages: options.pages ?? PAGES })
+
+  return app
+}

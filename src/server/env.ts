@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto'
+import { Type, type Static, type TSchema } from 'typebox'
+import { Value } from 'typebox/value'
+import type { PublicEnv } from '../shared/page-data.js'
+
+const Bool = (fallback: 'true' | 'false') =>
+  Type.Union([Type.Literal('true'), Type.Literal('false')], { default: fallback, description: '"true" or "false"' })
+
+const SECRET_ACCEPTS = 'a random string of at least 32 characters'
+const Secret = Type.String({ minLength: 32, maxLength: 4096, description: SECRET_ACCEPTS })
+
+/**
+ * Every variable the server reads, with its default. Validated once at start;
+ * `description` is what an operator is told the variable accepts.
+ */
+export const EnvSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
+    default: 'development', description: '"production", "development" or "test"'
+  }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'a port number from 0 to 65535' }),
+  HOST: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', default: '127.0.0.1', description: 'a host name or IP address' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), {
+    default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent'
+  }),
+  ALLOW_INDEXING: Bool('true'),
+  /** Signs cookies (the flash toast). */
+  SESSION_SECRET: Type.Optional(Secret),
+  /** Encrypts the honeypot's valid-from timestamp; shared by every instance. */
+  HONEYPOT_SECRET: Type.Optional(Secret),
+  OPENREPLAY_PROJECT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$', description: 'letters, digits, "-" and "_"' })),
+  OPENREPLAY_INGEST_POINT: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'an http(s) URL' })),
+  OPENREPLAY_INSECURE: Bool('false')
+})
+
+type RawEnv = Static<typeof EnvSchema>
+export type Env = RawEnv & { SESSION_SECRET: string, HONEYPOT_SECRET: string }
+
+const SECRETS = ['SESSION_SECRET', 'HONEYPOT_SECRET'] as const
+
+export class EnvError extends Error {
+  constructor (readonly problems: string[]) {
+    super(problems.join('\n'))
+    this.name = 'EnvError'
+  }
+}
+
+export interface LoadedEnv {
+  env: Env
+  /** Things worth a warning in the log, such as generated secrets. */
+  warnings: string[]
+}
+
+/**
+ * Reads the environment once. Unknown variables are ignored; empty strings
+ * count as unset so a blank line in a .env file means "use the default".
+ * Throws EnvError with one line per bad variable.
+ */
+export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = source[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  const candidate = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw)) as Record<string, unknown>
+
+  // Checked one variable at a time so that every bad variable is reported, not just the first.
+  const problems: string[] = []
+  const reported = new Set<string>()
+  for (const [name, schema] of Object.entries(EnvSchema.properties) as Array<[string, TSchema & { description?: string }]>) {
+    if (candidate[name] === undefined || Value.Check(schema, candidate[name])) continue
+    reported.add(name)
+    // A secret's value is never echoed, not even a rejected one.
+    const shown = (SECRETS as readonly string[]).includes(name) ? '' : `=${JSON.stringify(truncate(String(source[name])))}`
+    problems.push(`Invalid environment variable ${name}${shown}: expected ${schema.description ?? 'a valid value'}.`)
+  }
+
+  const parsed = candidate as RawEnv
+  const warnings: string[] = []
+  const secrets: Record<string, string> = {}
+  for (const name of SECRETS) {
+    if (reported.has(name)) continue
+    const value = parsed[name]
+    if (value) {
+      secrets[name] = value
+    } else if (parsed.NODE_ENV === 'production') {
+      problems.push(`Missing environment variable ${name}: required in production (${SECRET_ACCEPTS}).`)
+    } else {
+      secrets[name] = randomBytes(32).toString('base64url')
+      warnings.push(`${name} is not set: using a random secret for this process only (set it in production).`)
+    }
+  }
+
+  if (problems.length > 0) throw new EnvError(problems)
+  return { env: { ...parsed, ...secrets } as Env, warnings }
+}
+
+function truncate (value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value
+}
+
+/** The only door from configuration to the browser: never add a secret here. */
+export function publicEnv (env: Env): PublicEnv {
+  return {
+    MODE: env.NODE_ENV,
+    ALLOW_INDEXING: env.ALLOW_INDEXING === 'true',
+    OPENREPLAY_PROJECT_KEY: env.OPENREPLAY_PROJECT_KEY ?? null,
+    OPENREPLAY_INGEST_POINT: env.OPENREPLAY_INGEST_POINT ?? null,
+    OPENREPLAY_INSECURE: env.OPENREPLAY_INSECURE === 'true'
+  }
+}

@@ -1,0 +1,185 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
+import type { HoneyProps } from '../shared/page-data.js'
+
+/**
+ * Spam protection for forms: an empty field that people never see (bots fill
+ * it in) plus the time the form was rendered, encrypted so it cannot be forged.
+ *
+ * Modelled on remix-utils' Honeypot, minus two of its holes
+ * (see /work/shared/PITFALLS.md, "Toasts and honeypot"):
+ * - it passes silently when the fields are absent; here both are required;
+ * - its default seed is random per process, so a form rendered by one instance
+ *   fails on another or after a restart; here the secret is required and comes
+ *   from configuration (HONEYPOT_SECRET).
+ * It also authenticates the timestamp (AES-256-GCM) instead of only encrypting it.
+ */
+
+const ALGORITHM = 'aes-256-gcm'
+const IV_BYTES = 12
+const TAG_BYTES = 16
+/** iv | ciphertext of a ≤ 16-digit timestamp | tag, in base64url, is under 64 chars; anything far longer is not ours. */
+const MAX_TOKEN_CHARS = 256
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+const DIGITS = /^\d{1,16}$/
+
+/** One catalogue of the ways a submission is refused: the code is for logs and tests, the message for people. */
+export const HONEYPOT_ERRORS = {
+  HONEYPOT_MISSING: 'The form could not be verified. Please reload the page and try again.',
+  HONEYPOT_FILLED: 'The form could not be submitted because a field meant to stay empty was filled in. Please reload the page and try again.',
+  TIMESTAMP_MISSING: 'The form could not be verified. Please reload the page and try again.',
+  TIMESTAMP_INVALID: 'The form could not be verified. Please reload the page and try again.',
+  TIMESTAMP_FUTURE: 'The form could not be verified. Please reload the page and try again.',
+  TOO_FAST: 'This form was submitted too quickly. Please wait a moment and try again.',
+  EXPIRED: 'This form has expired. Please reload the page and try again.'
+} as const
+
+export type HoneypotErrorCode = keyof typeof HONEYPOT_ERRORS
+
+export class HoneypotError extends Error {
+  /** Fastify's error handler answers with this status. */
+  readonly statusCode = 400
+  readonly code: HoneypotErrorCode
+
+  constructor (code: HoneypotErrorCode) {
+    super(HONEYPOT_ERRORS[code])
+    this.name = 'HoneypotError'
+    this.code = code
+  }
+}
+
+export interface HoneypotOptions {
+  /** Shared by every instance, so a form rendered by one is accepted by all. */
+  secret: string
+  nameFieldName?: string
+  validFromFieldName?: string
+  /** Submissions sooner than this after rendering are refused. 0 turns it off. Default 2 s. */
+  minDelayMs?: number
+  /** Forms older than this are refused. Infinity turns it off. Default 24 h. */
+  maxAgeMs?: number
+  /** Tolerated clock difference between instances for timestamps "from the future". Default 5 s. */
+  clockSkewMs?: number
+  /** false skips every time comparison (too fast, expired, future); the timestamp must still decrypt. */
+  timing?: boolean
+  now?: () => number
+}
+
+export class Honeypot {
+  readonly nameFieldName: string
+  readonly validFromFieldName: string
+  readonly #key: Buffer
+  readonly #minDelayMs: number
+  readonly #maxAgeMs: number
+  readonly #clockSkewMs: number
+  readonly #timing: boolean
+  readonly #now: () => number
+
+  constructor (options: HoneypotOptions) {
+    const {
+      secret,
+      nameFieldName = 'name__confirm',
+      validFromFieldName = 'from__confirm',
+      minDelayMs = 2000,
+      maxAgeMs = 24 * 60 * 60 * 1000,
+      clockSkewMs = 5000,
+      timing = true,
+      now = Date.now
+    } = options
+    if (typeof secret !== 'string' || secret.length === 0) {
+      throw new TypeError('Honeypot: `secret` must be a non-empty string (set HONEYPOT_SECRET).')
+    }
+    if (!nameFieldName || !validFromFieldName || nameFieldName === validFromFieldName) {
+      throw new TypeError('Honeypot: the two field names must be non-empty and different.')
+    }
+    for (const [name, value] of Object.entries({ minDelayMs, maxAgeMs, clockSkewMs })) {
+      if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+        throw new RangeError(`Honeypot: \`${name}\` must be a number ≥ 0.`)
+      }
+    }
+    this.nameFieldName = nameFieldName
+    this.validFromFieldName = validFromFieldName
+    // Derived once: HKDF is cheap, but there is no reason to repeat it per request.
+    // The secret is already high-entropy (≥ 32 chars, checked in env.ts), so HKDF rather than a slow KDF.
+    this.#key = Buffer.from(hkdfSync('sha256', secret, 'agent-stack', 'honeypot valid-from v1', 32))
+    this.#minDelayMs = minDelayMs
+    this.#maxAgeMs = maxAgeMs
+    this.#clockSkewMs = clockSkewMs
+    this.#timing = timing
+    this.#now = now
+  }
+
+  /** The props for <HoneypotInputs>: field names and the encrypted render time. */
+  getInputProps (): HoneyProps {
+    return {
+      nameFieldName: this.nameFieldName,
+      validFromFieldName: this.validFromFieldName,
+      encryptedValidFrom: this.#encrypt(String(Math.floor(this.#now())))
+    }
+  }
+
+  /**
+   * Throws HoneypotError when the submission looks automated or the form is
+   * stale; returns quietly otherwise. Throws nothing else, whatever `fields` is.
+   */
+  check (fields: Record<string, unknown> | undefined | null): void {
+    const honey = readField(fields, this.nameFieldName)
+    if (honey === undefined) throw new HoneypotError('HONEYPOT_MISSING')
+    // Exactly the empty string: a repeated field (array) or anything else counts as filled.
+    if (honey !== '') throw new HoneypotError('HONEYPOT_FILLED')
+
+    const token = readField(fields, this.validFromFieldName)
+    if (token === undefined || token === '') throw new HoneypotError('TIMESTAMP_MISSING')
+    const validFrom = this.#decrypt(token)
+    if (validFrom === null) throw new HoneypotError('TIMESTAMP_INVALID')
+    if (!this.#timing) return
+
+    const now = this.#now()
+    if (validFrom > now + this.#clockSkewMs) throw new HoneypotError('TIMESTAMP_FUTURE')
+    if (now - validFrom < this.#minDelayMs) throw new HoneypotError('TOO_FAST')
+    if (now - validFrom > this.#maxAgeMs) throw new HoneypotError('EXPIRED')
+  }
+
+  #encrypt (plaintext: string): string {
+    const iv = randomBytes(IV_BYTES)
+    const cipher = createCipheriv(ALGORITHM, this.#key, iv)
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+    return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url')
+  }
+
+  /** The timestamp, or null for anything that is not an untampered value of ours. */
+  #decrypt (token: unknown): number | null {
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS || !BASE64URL.test(token)) return null
+    const bytes = Buffer.from(token, 'base64url')
+    if (bytes.length <= IV_BYTES + TAG_BYTES) return null
+    try {
+      const decipher = createDecipheriv(ALGORITHM, this.#key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
+      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
+      const plaintext = Buffer.concat([
+        decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+        decipher.final() // throws when the tag does not match: wrong secret or tampered
+      ]).toString('utf8')
+      if (!DIGITS.test(plaintext)) return null
+      const timestamp = Number(plaintext)
+      return Number.isSafeInteger(timestamp) ? timestamp : null
+    } catch {
+      return null
+    }
+  }
+}
+
+export function createHoneypot (options: HoneypotOptions): Honeypot {
+  return new Honeypot(options)
+}
+
+/**
+ * An own property of a parsed body, or undefined. Own only, so `toString` or
+ * `__proto__` never count as submitted; guarded, because a body could be a
+ * Proxy or carry a throwing getter and we promise to throw only HoneypotError.
+ */
+function readField (fields: unknown, name: string): unknown {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return undefined
+  try {
+    return Object.hasOwn(fields, name) ? (fields as Record<string, unknown>)[name] : undefined
+  } catch {
+    return undefined
+  }
+}

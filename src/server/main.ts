@@ -1,0 +1,37 @@
+import closeWithGrace from 'close-with-grace'
+import { buildApp } from './app.js'
+import { EnvError, loadEnv, type LoadedEnv } from './env.js'
+
+let loaded: LoadedEnv
+try {
+  loaded = loadEnv()
+} catch (error) {
+  if (!(error instanceof EnvError)) throw error
+  // One line per bad variable and no stack trace: this is an operator's mistake, not a bug.
+  for (const problem of error.problems) process.stderr.write(`${problem}\n`)
+  process.exit(1)
+}
+
+const { env, warnings } = loaded
+const app = await buildApp({
+  env,
+  logger: {
+    level: env.LOG_LEVEL,
+    ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
+  }
+})
+for (const warning of warnings) app.log.warn(warning)
+
+// Stop accepting, let in-flight requests finish, then exit 0; a second signal or the delay forces it.
+closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  if (err) app.log.error({ err }, 'shutting down after an error')
+  else app.log.info({ signal }, 'shutting down')
+  await app.close()
+})
+
+try {
+  await app.listen({ port: env.PORT, host: env.HOST })
+} catch (error) {
+  app.log.fatal({ err: error }, 'could not start listening')
+  process.exit(1)
+}

@@ -1,0 +1,27 @@
+import fastifyStatic from '@fastify/static'
+import fp from 'fastify-plugin'
+
+const HASHED = 'public, max-age=31536000, immutable'
+const UNHASHED = 'public, max-age=3600'
+
+/**
+ * Serves the build's public files. Hashed assets never change and are cached
+ * for a year; the rest (favicon, manifest) briefly. Precompressed .br/.gz
+ * files written by build.mjs are sent when the client accepts them.
+ */
+export const staticAssets = fp<{ root: string }>(async (app, { root }) => {
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    wildcard: false,
+    index: false,
+    preCompressed: true,
+    cacheControl: false,
+    serveDotFiles: false,
+    // The compressed variants are served in place of their originals, never by their own names.
+    globIgnore: ['**/*.br', '**/*.gz'],
+    setHeaders (reply, path) {
+      reply.header('Cache-Control', /[\\/]assets[\\/]/.test(path) ? HASHED : UNHASHED)
+    }
+  })
+}, { name: 'static-assets', fastify: '5.x' })

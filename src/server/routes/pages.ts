@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify'
+import { SYSTEM_PAGES, type PageDefinition } from '../../ui/page-table.js'
+import { readRequestInfo, sendPage } from '../page-response.js'
+
+/** One GET (and HEAD) route per page of the table, and the 404 document for everything else. */
+export async function pageRoutes (app: FastifyInstance, { pages }: { pages: readonly PageDefinition[] }) {
+  for (const page of pages) {
+    if (!page.path) continue
+    app.get(page.path, async (request, reply) => {
+      const requestInfo = readRequestInfo(request)
+      let data: unknown = null
+      try {
+        if (page.load) data = await page.load({ url: new URL(request.url, 'http://localhost'), requestInfo })
+      } catch (error) {
+        request.log.error({ err: error, page: page.id }, 'the page loader failed')
+        return sendPage(request, reply, null, requestInfo)
+      }
+      return sendPage(request, reply, { id: page.id, status: 200, data }, requestInfo)
+    })
+  }
+
+  app.setNotFoundHandler(async (request, reply) => {
+    return sendPage(request, reply, { id: SYSTEM_PAGES.notFound.id, status: 404, data: null })
+  })
+}

@@ -1,0 +1,26 @@
+import { Toaster } from 'sonner'
+import type { PageData } from '../shared/page-data.js'
+import type { Theme } from '../shared/theme.js'
+import { HoneypotProvider } from './honeypot.js'
+import { findPage } from './page-table.js'
+import { ErrorPage } from './pages/error.js'
+import { RequestInfoProvider } from './request-info.js'
+
+/** The providers every screen relies on, the routed outlet and the toast area. */
+export function App ({ data, theme }: { data: PageData, theme: Theme }) {
+  return (
+    <RequestInfoProvider value={data.requestInfo}>
+      <HoneypotProvider value={data.honeyProps}>
+        <Outlet data={data} />
+        <Toaster position='top-center' closeButton theme={theme} duration={4000} visibleToasts={3} />
+      </HoneypotProvider>
+    </RequestInfoProvider>
+  )
+}
+
+function Outlet ({ data }: { data: PageData }) {
+  const page = data.page && findPage(data.page.id)
+  if (!data.page || !page) return <ErrorPage />
+  const { Component } = page
+  return <Component data={data.page.data} />
+}
