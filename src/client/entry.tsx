@@ -2,6 +2,7 @@ import { StrictMode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { Document } from '../ui/document.js'
 import { readPageData } from './page-data.js'
+import { startTrackerWhenIdle } from './start-tracker.js'
 
 const data = readPageData()
 
@@ -11,3 +12,5 @@ hydrateRoot(
     <Document data={data} />
   </StrictMode>
 )
+
+startTrackerWhenIdle(data.env)

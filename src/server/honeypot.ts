@@ -119,8 +119,9 @@ export class Honeypot {
   /**
    * Throws HoneypotError when the submission looks automated or the form is
    * stale; returns quietly otherwise. Throws nothing else, whatever `fields` is.
+   * Takes `unknown` so a route can pass `request.body` as it comes.
    */
-  check (fields: Record<string, unknown> | undefined | null): void {
+  check (fields: Record<string, unknown> | null | undefined | unknown): void {
     const honey = readField(fields, this.nameFieldName)
     if (honey === undefined) throw new HoneypotError('HONEYPOT_MISSING')
     // Exactly the empty string: a repeated field (array) or anything else counts as filled.

@@ -1,10 +1,10 @@
-import { Toaster } from 'sonner'
 import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
 import { HoneypotProvider } from './honeypot.js'
 import { findPage } from './page-table.js'
 import { ErrorPage } from './pages/error.js'
 import { RequestInfoProvider } from './request-info.js'
+import { ToastArea } from './toasts.js'
 
 /** The providers every screen relies on, the routed outlet and the toast area. */
 export function App ({ data, theme }: { data: PageData, theme: Theme }) {
@@ -12,7 +12,7 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
     <RequestInfoProvider value={data.requestInfo}>
       <HoneypotProvider value={data.honeyProps}>
         <Outlet data={data} />
-        <Toaster position='top-center' closeButton theme={theme} duration={4000} visibleToasts={3} />
+        <ToastArea theme={theme} flash={data.toast} />
       </HoneypotProvider>
     </RequestInfoProvider>
   )

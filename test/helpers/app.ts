@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify'
+import type { LightMyRequestResponse } from 'fastify'
+import { Writable } from 'node:stream'
+import type { Test } from 'tap'
+import { buildApp, type AppOptions } from '../../src/server/app.js'
+import { loadEnv, type Env } from '../../src/server/env.js'
+
+export interface TestApp {
+  app: FastifyInstance
+  env: Env
+  /** Every log line the app wrote, parsed. */
+  logs: Array<Record<string, unknown> & { level: number, msg?: string }>
+}
+
+const TEST_SECRETS = {
+  SESSION_SECRET: 'test-session-secret-0123456789abcdef0123456789',
+  HONEYPOT_SECRET: 'test-honeypot-secret-0123456789abcdef012345678'
+}
+
+/** The environment tests run with: the embedded defaults plus fixed secrets, overridable per test. */
+export function testEnv (overrides: Record<string, string> = {}): Env {
+  return loadEnv({ NODE_ENV: 'test', ...TEST_SECRETS, ...overrides }).env
+}
+
+/**
+ * Builds the real app for one test, captures its logs and closes it at
+ * teardown. An error logged that the test did not expect fails the test:
+ * pass `allowErrorLogs` where an error log is the behaviour under test.
+ */
+export async function build (t: Test, options: Partial<AppOptions> & { env?: Record<string, string>, allowErrorLogs?: boolean } = {}): Promise<TestApp> {
+  const logs: TestApp['logs'] = []
+  const stream = new Writable({
+    write (chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) {
+        if (!line) continue
+        const entry = JSON.parse(line)
+        logs.push(entry)
+        if (entry.level >= 50 && !options.allowErrorLogs) t.fail(`unexpected error log: ${entry.msg} ${entry.err?.message ?? ''}`)
+      }
+      done()
+    }
+  })
+  const env = testEnv(options.env)
+  const app = await buildApp({ ...options, env, logger: { level: 'info', stream } })
+  t.teardown(() => app.close())
+  return { app, env, logs }
+}
+
+/** The value a response sets for a cookie, with its attributes, or undefined. */
+export function setCookie (response: LightMyRequestResponse, name: string) {
+  return response.cookies.find((cookie) => cookie.name === name)
+}
+
+/** Posts a URL-encoded form the way a browser without JavaScript does. */
+export function postForm (app: FastifyInstance, url: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) {
+  const body = new URLSearchParams()
+  for (const [name, value] of Object.entries(fields)) {
+    for (const item of ([] as string[]).concat(value)) body.append(name, item)
+  }
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
+    payload: body.toString()
+  })
+}
+
+/** The inline scripts of a document and their nonce attributes. */
+export function inlineScripts (html: string): Array<{ nonce: string | undefined, body: string }> {
+  return [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
+    .map(([, attributes = '', body = '']) => ({ nonce: /nonce="([^"]*)"/.exec(attributes)?.[1], body, external: /\ssrc=/.test(attributes) }))
+    .filter((script) => !script.external)
+    .map(({ nonce, body }) => ({ nonce, body }))
+}

@@ -1,0 +1,95 @@
+import t from 'tap'
+import {
+  FALLBACK_THEME,
+  THEME_PREFERENCES,
+  isTheme,
+  isThemePreference,
+  nextThemePreference,
+  resolveTheme,
+  type Theme,
+  type ThemePreference
+} from '../../src/shared/theme.js'
+
+type Maybe<T> = T | null | undefined
+
+const PREFERENCES: Array<Maybe<ThemePreference>> = [undefined, null, 'system', 'light', 'dark']
+const HINTS: Array<Maybe<Theme>> = [undefined, null, 'light', 'dark']
+
+/**
+ * The rule, written as an ordered table rather than as code: the first row
+ * whose condition holds gives the theme.
+ */
+interface Case { pending: Maybe<ThemePreference>, saved: Maybe<ThemePreference>, hint: Maybe<Theme> }
+const isSet = (value: unknown): boolean => value !== undefined && value !== null
+const RULES: Array<{ why: string, when: (c: Case) => boolean, then: (c: Case) => Theme }> = [
+  { why: 'a pending light/dark switch wins', when: (c) => c.pending === 'light' || c.pending === 'dark', then: (c) => c.pending as Theme },
+  { why: 'a pending system switch means the hint', when: (c) => c.pending === 'system' && isSet(c.hint), then: (c) => c.hint as Theme },
+  { why: 'a pending system switch without a hint means light', when: (c) => c.pending === 'system', then: () => 'light' },
+  { why: 'a saved light/dark preference', when: (c) => c.saved === 'light' || c.saved === 'dark', then: (c) => c.saved as Theme },
+  { why: 'no preference: the hint', when: (c) => isSet(c.hint), then: (c) => c.hint as Theme },
+  { why: 'nothing known: light', when: () => true, then: () => 'light' }
+]
+
+function expected (c: Case): { theme: Theme, why: string } {
+  const rule = RULES.find((r) => r.when(c))
+  if (rule === undefined) throw new Error('the rule table has no catch-all row')
+  return { theme: rule.then(c), why: rule.why }
+}
+
+t.test('resolveTheme follows the rule for every combination', async (t) => {
+  let count = 0
+  for (const pending of PREFERENCES) {
+    for (const saved of PREFERENCES) {
+      for (const hint of HINTS) {
+        const c = { pending, saved, hint }
+        const { theme, why } = expected(c)
+        t.equal(resolveTheme(c), theme, `${JSON.stringify({ pending, saved, hint }) ?? ''} → ${theme} (${why})`)
+        count++
+      }
+    }
+  }
+  t.equal(count, 5 * 5 * 4, 'all 100 combinations were checked')
+})
+
+t.test('resolveTheme treats absent keys like undefined', async (t) => {
+  t.equal(resolveTheme({}), 'light')
+  t.equal(resolveTheme({ hint: 'dark' }), 'dark')
+  t.equal(resolveTheme({ saved: 'dark' }), 'dark')
+  t.equal(resolveTheme({ pending: 'system', saved: 'dark' }), 'light', 'a pending system ignores the saved theme')
+})
+
+t.test('the fallback theme is light', async (t) => {
+  t.equal(FALLBACK_THEME, 'light')
+})
+
+t.test('nextThemePreference cycles system → light → dark → system', async (t) => {
+  t.equal(nextThemePreference('system'), 'light')
+  t.equal(nextThemePreference('light'), 'dark')
+  t.equal(nextThemePreference('dark'), 'system')
+  for (const start of THEME_PREFERENCES) {
+    const seen = new Set<ThemePreference>()
+    let current = start
+    for (let i = 0; i < THEME_PREFERENCES.length; i++) {
+      seen.add(current)
+      current = nextThemePreference(current)
+    }
+    t.equal(current, start, `${start} comes back after one full cycle`)
+    t.equal(seen.size, THEME_PREFERENCES.length, `${start} visits every preference`)
+  }
+})
+
+t.test('isThemePreference accepts exactly the three preferences', async (t) => {
+  t.same([...THEME_PREFERENCES], ['system', 'light', 'dark'])
+  for (const value of ['system', 'light', 'dark']) t.ok(isThemePreference(value), value)
+  for (const value of [undefined, null, '', 'System', 'LIGHT', ' dark', 'dark ', 'auto', 'constructor', 'toString', 0, 1, true, {}, [], ['dark'], new String('dark')]) {
+    t.notOk(isThemePreference(value), JSON.stringify(value) ?? String(value))
+  }
+})
+
+t.test('isTheme accepts only light and dark', async (t) => {
+  t.ok(isTheme('light'))
+  t.ok(isTheme('dark'))
+  for (const value of [undefined, null, '', 'system', 'Light', 'DARK', 'auto', 0, {}, ['light'], new String('light')]) {
+    t.notOk(isTheme(value), JSON.stringify(value) ?? String(value))
+  }
+})
