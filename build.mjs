@@ -95,9 +95,20 @@ function manifestFrom (metafile) {
   const entry = outputs.find(([, output]) => output.entryPoint === 'src/client/entry.tsx')
   const styles = outputs.find(([, output]) => output.entryPoint === 'src/ui/styles.css')
   if (!entry || !styles) throw new Error('the build produced no client entry or stylesheet')
-  const preloads = entry[1].imports.filter((imported) => imported.kind === 'import-statement').map((imported) => toUrl(imported.path))
+  // Everything the entry imports statically, transitively, is needed before hydration.
+  const initial = new Set()
+  const visit = (file) => {
+    for (const imported of metafile.outputs[file]?.imports ?? []) {
+      if (imported.kind !== 'import-statement' || initial.has(imported.path)) continue
+      initial.add(imported.path)
+      visit(imported.path)
+    }
+  }
+  visit(entry[0])
+  const preloads = [...initial].map(toUrl)
+  // Dynamic imports (the tracker) are entry points to esbuild too: lazy is whatever else is JavaScript.
   const lazy = outputs
-    .filter(([file, output]) => file.endsWith('.js') && !output.entryPoint && !preloads.includes(toUrl(file)))
+    .filter(([file]) => file.endsWith('.js') && file !== entry[0] && !initial.has(file))
     .map(([file]) => toUrl(file))
   return { entry: toUrl(entry[0]), styles: [toUrl(styles[0])], preloads, lazy }
 }
