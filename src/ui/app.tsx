@@ -1,3 +1,4 @@
+import { useEffect } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
 import { HoneypotProvider } from './honeypot.js'
@@ -8,6 +9,8 @@ import { ToastArea } from './toasts.js'
 
 /** The providers every screen relies on, the routed outlet and the toast area. */
 export function App ({ data, theme }: { data: PageData, theme: Theme }) {
+  // A visible signal that hydration finished, for browser tests and for CSS that needs JavaScript.
+  useEffect(() => { document.documentElement.dataset.hydrated = 'true' }, [])
   return (
     <RequestInfoProvider value={data.requestInfo}>
       <HoneypotProvider value={data.honeyProps}>
