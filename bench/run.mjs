@@ -1,0 +1,282 @@
+// npm run bench: the app against its ceiling, side by side, on this machine.
+//
+// The app and the ceiling (bench/ceiling.mjs: the same responses, precomputed)
+// run pinned to core 0, the load generator to core 1, so they do not fight for
+// a core. Rounds interleave app and ceiling so that machine noise hits both.
+// Everything listens on 127.0.0.1 and is stopped at the end.
+import { execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { availableParallelism } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { manifestPath, sizesOf } from '../build.mjs'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const DURATION = Number(process.env.BENCH_DURATION ?? 5)
+const WARMUP = 2
+const CONNECTIONS = 16
+const SERVER_CORE = '0'
+const GENERATOR_CORE = availableParallelism() > 1 ? '1' : '0'
+const INITIAL_JS_BUDGET_KIB = 80
+
+/** The visitor of GET /: a saved theme and both client hints. */
+const VISITOR_COOKIES = 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis'
+
+const ALL_ROUTES = [
+  { name: 'GET /', method: 'GET', path: '/', headers: { cookie: VISITOR_COOKIES, accept: 'text/html' }, target: 0.5 },
+  { name: 'GET /resources/healthcheck', method: 'GET', path: '/resources/healthcheck', headers: {}, target: 0.8 },
+  {
+    name: 'POST /resources/theme-switch',
+    method: 'POST',
+    path: '/resources/theme-switch',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', cookie: VISITOR_COOKIES },
+    body: 'theme=light&redirectTo=%2F',
+    target: 0.8
+  }
+]
+
+// BENCH_ONLY="GET /" measures one route while profiling; the full run measures all.
+const ROUTES = process.env.BENCH_ONLY ? ALL_ROUTES.filter((route) => route.name === process.env.BENCH_ONLY) : ALL_ROUTES
+
+/** Headers that belong to one connection or one moment, not to the response. */
+const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'])
+
+const children = new Set()
+function stopAll () {
+  for (const child of children) child.kill('SIGTERM')
+}
+process.on('exit', stopAll)
+process.on('SIGINT', () => process.exit(130))
+
+async function freePort () {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address()
+  server.close()
+  return port
+}
+
+function pinned (core, args, options = {}) {
+  const child = spawn('taskset', ['-c', core, process.execPath, ...args], { cwd: root, ...options })
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
+async function waitForHealth (url, child) {
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+    try {
+      const response = await fetch(`${url}/resources/healthcheck`)
+      if (response.ok) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no answer from ${url} within 15 s`)
+}
+
+/** What the app answers for each route: the ceiling replays exactly this. */
+async function captureFixtures (url) {
+  const fixtures = []
+  for (const route of ROUTES) {
+    const response = await fetch(`${url}${route.path}`, { method: route.method, headers: route.headers, body: route.body, redirect: 'manual' })
+    const headers = {}
+    for (const [name, value] of response.headers) if (!TRANSIENT_HEADERS.has(name)) headers[name] = value
+    const setCookies = response.headers.getSetCookie()
+    if (setCookies.length > 0) headers['set-cookie'] = setCookies
+    const body = Buffer.from(await response.arrayBuffer())
+    if (response.status >= 400) throw new Error(`${route.name} answered ${response.status}: the bench needs a working app`)
+    fixtures.push({ method: route.method, path: route.path, status: response.status, headers, body: body.toString('base64'), bytes: body.length })
+  }
+  return fixtures
+}
+
+async function cpuTicks (pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)
+  if (!stat) return 0
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+
+async function rssMiB (pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
+}
+
+/** Runs the generator on its own core; returns its result and how busy each side was. */
+async function load (url, route, duration, serverPid) {
+  const options = { url: `${url}${route.path}`, method: route.method, headers: route.headers, body: route.body, connections: CONNECTIONS, duration }
+  const generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const serverBefore = await cpuTicks(serverPid)
+  const started = Date.now()
+  let generatorTicks = 0
+  const sampler = setInterval(async () => { generatorTicks = await cpuTicks(generator.pid) || generatorTicks }, 200)
+  let output = ''
+  generator.stdout.on('data', (chunk) => { output += chunk })
+  const [code] = await once(generator, 'exit')
+  clearInterval(sampler)
+  if (code !== 0) throw new Error(`the load generator failed for ${route.name}`)
+  const seconds = (Date.now() - started) / 1000
+  const result = JSON.parse(output)
+  const badStatus = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => Number(status) < 200 || Number(status) >= 400)
+    .reduce((sum, [, stats]) => sum + stats.count, 0)
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    badStatus,
+    serverCpu: (await cpuTicks(serverPid) - serverBefore) / 100 / seconds,
+    generatorCpu: generatorTicks / 100 / seconds
+  }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+function summarize (runs) {
+  return {
+    rps: Math.round(median(runs.map((run) => run.rps))),
+    p50: median(runs.map((run) => run.p50)),
+    p99: median(runs.map((run) => run.p99)),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    badStatus: runs.reduce((sum, run) => sum + run.badStatus, 0),
+    serverCpu: Number(median(runs.map((run) => run.serverCpu)).toFixed(2)),
+    generatorCpu: Number(median(runs.map((run) => run.generatorCpu)).toFixed(2))
+  }
+}
+
+const kib = (bytes) => Number((bytes / 1024).toFixed(1))
+
+async function main () {
+  execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+
+  const appPort = await freePort()
+  const appUrl = `http://127.0.0.1:${appPort}`
+  const app = pinned(SERVER_CORE, ['dist/server/main.js'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(appPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
+      HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678'
+    }
+  })
+  await waitForHealth(appUrl, app)
+
+  const fixtures = await captureFixtures(appUrl)
+  const fixturesPath = join(root, 'bench/results/fixtures.json')
+  await mkdir(dirname(fixturesPath), { recursive: true })
+  await writeFile(fixturesPath, JSON.stringify(fixtures))
+  const ceilingPort = await freePort()
+  const ceilingUrl = `http://127.0.0.1:${ceilingPort}`
+  const ceiling = pinned(SERVER_CORE, [join(root, 'bench/ceiling.mjs'), fixturesPath, String(ceilingPort)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  await once(ceiling, 'message')
+
+  const targets = { app: { url: appUrl, pid: app.pid }, ceiling: { url: ceilingUrl, pid: ceiling.pid } }
+  console.log(`warming up (${WARMUP} s per route and server)`)
+  for (const route of ROUTES) for (const target of Object.values(targets)) await load(target.url, route, WARMUP, target.pid)
+
+  const runs = Object.fromEntries(ROUTES.map((route) => [route.name, { app: [], ceiling: [] }]))
+  const memory = []
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const route of ROUTES) {
+      for (const name of ['app', 'ceiling']) {
+        runs[route.name][name].push(await load(targets[name].url, route, DURATION, targets[name].pid))
+      }
+    }
+    memory.push(Number((await rssMiB(app.pid)).toFixed(1)))
+    console.log(`round ${round}/${ROUNDS} done, app resident memory ${memory.at(-1)} MiB`)
+  }
+
+  const routes = {}
+  for (const route of ROUTES) {
+    const appSummary = summarize(runs[route.name].app)
+    const ceilingSummary = summarize(runs[route.name].ceiling)
+    const ratio = Number((appSummary.rps / ceilingSummary.rps).toFixed(3))
+    // When the generator saturates its core while the server still has room, the number is the generator's.
+    const generatorBound = (summary) => summary.generatorCpu >= 0.9 && summary.serverCpu < 0.85
+    routes[route.name] = {
+      app: appSummary,
+      ceiling: ceilingSummary,
+      ratio,
+      target: route.target,
+      met: ratio >= route.target && appSummary.errors === 0 && appSummary.badStatus === 0,
+      generatorBound: { app: generatorBound(appSummary), ceiling: generatorBound(ceilingSummary) }
+    }
+  }
+  // Flat: the last round holds no more than 10% (and 8 MiB) above the first.
+  const memoryFlat = memory.at(-1) <= Math.max(memory[0] * 1.1, memory[0] + 8)
+
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8'))
+  const sizes = await sizesOf(manifest)
+  const client = {
+    initial: { raw: kib(sizes.initial.raw), gzip: kib(sizes.initial.gzip), brotli: kib(sizes.initial.brotli) },
+    lazy: { raw: kib(sizes.lazy.raw), gzip: kib(sizes.lazy.gzip), brotli: kib(sizes.lazy.brotli) },
+    budgetKiB: INITIAL_JS_BUDGET_KIB,
+    met: kib(sizes.initial.gzip) <= INITIAL_JS_BUDGET_KIB
+  }
+
+  printTable(routes, memory, memoryFlat, client)
+
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cores: availableParallelism(),
+    rounds: ROUNDS,
+    durationSeconds: DURATION,
+    connections: CONNECTIONS,
+    routes,
+    memory: { rssAfterRoundMiB: memory, flat: memoryFlat },
+    client,
+    allTargetsMet: Object.values(routes).every((route) => route.met) && memoryFlat && client.met
+  }
+  await writeFile(join(root, 'bench/results/latest.json'), JSON.stringify(results, null, 2) + '\n')
+  const line = ROUTES.map((route) => `${route.name} ${routes[route.name].app.rps} rps (${Math.round(routes[route.name].ratio * 100)}% of ceiling)`).join('; ')
+  await appendFile(join(root, 'bench/HISTORY.md'), `- ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}: ${line}; memory ${memory.join(' → ')} MiB (${memoryFlat ? 'flat' : 'GROWING'}); initial JS ${client.initial.gzip} KiB gzip, lazy ${client.lazy.gzip} KiB gzip${results.allTargetsMet ? '' : ' — TARGETS MISSED'}\n`)
+  console.log('\nwritten to bench/results/latest.json and bench/HISTORY.md')
+  return results.allTargetsMet
+}
+
+function printTable (routes, memory, memoryFlat, client) {
+  const rows = [['route', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx/3xx', 'app ÷ ceiling', 'target']]
+  for (const [name, route] of Object.entries(routes)) {
+    for (const side of ['app', 'ceiling']) {
+      const summary = route[side]
+      rows.push([
+        side === 'app' ? name : '',
+        side + (route.generatorBound[side] ? ' (generator-bound)' : ''),
+        String(summary.rps), String(summary.p50), String(summary.p99), String(summary.errors), String(summary.badStatus),
+        side === 'app' ? `${(route.ratio * 100).toFixed(1)}%` : '',
+        side === 'app' ? `≥ ${route.target * 100}% ${route.met ? 'met' : 'MISSED'}` : ''
+      ])
+    }
+  }
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
+  console.log('')
+  for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
+  console.log(`\napp resident memory after each round: ${memory.join(' → ')} MiB (${memoryFlat ? 'flat' : 'GROWING'})`)
+  console.log(`initial JavaScript: ${client.initial.raw} KiB raw, ${client.initial.gzip} KiB gzip, ${client.initial.brotli} KiB brotli (budget ${client.budgetKiB} KiB gzip: ${client.met ? 'met' : 'MISSED'})`)
+  console.log(`lazy chunks:        ${client.lazy.raw} KiB raw, ${client.lazy.gzip} KiB gzip, ${client.lazy.brotli} KiB brotli`)
+}
+
+try {
+  const met = await main()
+  stopAll()
+  process.exitCode = met ? 0 : 1
+} catch (error) {
+  console.error(`bench failed: ${error.message}`)
+  stopAll()
+  process.exitCode = 1
+}
