@@ -23,6 +23,14 @@ export function prefersHtml (request: FastifyRequest): boolean {
  */
 export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+  if (error.code === 'FST_UNDER_PRESSURE') {
+    // Shed load cheaply: rendering React is the work an overloaded server cannot afford, and the
+    // hooks after load shedding (cookies, CSP nonce) have not run, so the document cannot be built.
+    // @fastify/under-pressure has already set Retry-After. Expected under load: a warning, no stack.
+    request.log.warn('shed load: the event loop is behind')
+    if (prefersHtml(request)) return reply.status(503).type('text/plain; charset=utf-8').send(error.message)
+    return reply.status(503).send({ statusCode: 503, error: 'Service Unavailable', message: error.message })
+  }
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
     if (prefersHtml(request)) return sendPage(request, reply, null)

@@ -12,7 +12,17 @@ const ESCAPES: Record<string, string> = {
  * (`</script>`), open a comment (`<!--`) or break the line in older parsers
  * (U+2028/U+2029). The escapes are JSON string escapes, so JSON.parse and a
  * JavaScript parser read back exactly the same value.
+ *
+ * The one exception is refused: in an object literal a "__proto__" key sets
+ * the prototype instead of a property, so the browser would see other data
+ * than the server rendered with (and a key from user input could choose an
+ * object's prototype). No JSON text can avoid that, so such a value throws.
  */
 export function serializeForScript (value: unknown): string {
-  return JSON.stringify(value).replace(UNSAFE, (character) => ESCAPES[character] ?? character)
+  return JSON.stringify(value, refuseProtoKey).replace(UNSAFE, (character) => ESCAPES[character] ?? character)
+}
+
+function refuseProtoKey (key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new TypeError('serializeForScript: an object with a "__proto__" key cannot be inlined as a script literal')
+  return value
 }

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream'
 import type { Test } from 'tap'
 import { buildApp, type AppOptions } from '../../src/server/app.js'
 import { loadEnv, type Env } from '../../src/server/env.js'
+import type { PageData } from '../../src/shared/page-data.js'
 
 export interface TestApp {
   app: FastifyInstance
@@ -22,12 +23,15 @@ export function testEnv (overrides: Record<string, string> = {}): Env {
   return loadEnv({ NODE_ENV: 'test', ...TEST_SECRETS, ...overrides }).env
 }
 
+/** The app's options, with `env` as overrides of the test environment (raw strings, validated like the real ones). */
+export type BuildOptions = Omit<Partial<AppOptions>, 'env'> & { env?: Record<string, string>, allowErrorLogs?: boolean }
+
 /**
  * Builds the real app for one test, captures its logs and closes it at
  * teardown. An error logged that the test did not expect fails the test:
  * pass `allowErrorLogs` where an error log is the behaviour under test.
  */
-export async function build (t: Test, options: Partial<AppOptions> & { env?: Record<string, string>, allowErrorLogs?: boolean } = {}): Promise<TestApp> {
+export async function build (t: Test, options: BuildOptions = {}): Promise<TestApp> {
   const logs: TestApp['logs'] = []
   const stream = new Writable({
     write (chunk, _encoding, done) {
@@ -71,4 +75,13 @@ export function inlineScripts (html: string): Array<{ nonce: string | undefined,
     .map(([, attributes = '', body = '']) => ({ nonce: /nonce="([^"]*)"/.exec(attributes)?.[1], body, external: /\ssrc=/.test(attributes) }))
     .filter((script) => !script.external)
     .map(({ nonce, body }) => ({ nonce, body }))
+}
+
+const PAGE_DATA_PREFIX = 'window.__PAGE_DATA__='
+
+/** The page data a document hands the browser (window.__PAGE_DATA__), parsed as the client reads it. */
+export function pageData (html: string): PageData {
+  const script = inlineScripts(html).find(({ body }) => body.includes(PAGE_DATA_PREFIX))
+  if (!script) throw new Error('the document has no page data script')
+  return JSON.parse(script.body.slice(script.body.indexOf(PAGE_DATA_PREFIX) + PAGE_DATA_PREFIX.length))
 }

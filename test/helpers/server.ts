@@ -1,6 +1,5 @@
 import type { Test } from 'tap'
-import type { AppOptions } from '../../src/server/app.js'
-import { build, type TestApp } from './app.js'
+import { build, type BuildOptions, type TestApp } from './app.js'
 
 export interface ListeningApp extends TestApp {
   /** http://127.0.0.1:PORT, no trailing slash. */
@@ -8,7 +7,7 @@ export interface ListeningApp extends TestApp {
 }
 
 /** Builds the app and listens on a free port of 127.0.0.1 for browser tests; closed at teardown. */
-export async function listen (t: Test, options: Partial<AppOptions> & { env?: Record<string, string>, allowErrorLogs?: boolean } = {}): Promise<ListeningApp> {
+export async function listen (t: Test, options: BuildOptions = {}): Promise<ListeningApp> {
   const built = await build(t, options)
   await built.app.listen({ port: 0, host: '127.0.0.1' })
   const address = built.app.server.address()

@@ -1,0 +1,176 @@
+import t, { type Test } from 'tap'
+import { EnvError, loadEnv, publicEnv } from '../../src/server/env.js'
+
+const SECRETS = {
+  SESSION_SECRET: 'session-secret-for-env-tests-0123456789abcdef',
+  HONEYPOT_SECRET: 'honeypot-secret-for-env-tests-0123456789abcdef'
+}
+
+/** The lines loadEnv reports for a bad environment; fails the test when it accepts it. */
+function problemsOf (t: Test, source: NodeJS.ProcessEnv): string[] {
+  try {
+    loadEnv(source)
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems
+    throw error
+  }
+  t.fail(`expected ${JSON.stringify(source)} to be rejected`)
+  return []
+}
+
+t.test('with nothing set, every variable has its embedded default', async (t) => {
+  const { env } = loadEnv({})
+  t.equal(env.PORT, 3000)
+  t.equal(env.HOST, '127.0.0.1')
+  t.equal(env.NODE_ENV, 'development')
+  t.equal(env.LOG_LEVEL, 'info')
+  t.equal(env.ALLOW_INDEXING, 'true')
+  t.equal(env.OPENREPLAY_INSECURE, 'false')
+  t.equal(env.OPENREPLAY_PROJECT_KEY, undefined)
+  t.equal(env.OPENREPLAY_INGEST_POINT, undefined)
+})
+
+t.test('an empty string counts as unset, so a blank line in a .env file means the default', async (t) => {
+  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE'].map((name) => [name, '']))
+  const { env } = loadEnv(blank)
+  const defaults = loadEnv({}).env
+  t.same({ ...env, SESSION_SECRET: '', HONEYPOT_SECRET: '' }, { ...defaults, SESSION_SECRET: '', HONEYPOT_SECRET: '' })
+  t.ok(env.SESSION_SECRET.length >= 32, 'a blank secret is generated like a missing one')
+})
+
+t.test('valid values are read and converted to their types', async (t) => {
+  const { env, warnings } = loadEnv({
+    ...SECRETS,
+    NODE_ENV: 'production',
+    PORT: '8080',
+    HOST: '0.0.0.0',
+    LOG_LEVEL: 'warn',
+    ALLOW_INDEXING: 'false',
+    OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
+    OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
+    OPENREPLAY_INSECURE: 'true',
+    UNRELATED_VARIABLE: 'ignored'
+  })
+  t.same(env, {
+    ...SECRETS,
+    NODE_ENV: 'production',
+    PORT: 8080,
+    HOST: '0.0.0.0',
+    LOG_LEVEL: 'warn',
+    ALLOW_INDEXING: 'false',
+    OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
+    OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
+    OPENREPLAY_INSECURE: 'true'
+  })
+  t.same(warnings, [], 'nothing to warn about when the secrets are given')
+})
+
+t.test('each invalid variable is one line naming it, its value and what it accepts', async (t) => {
+  const cases: Array<[name: string, value: string, accepts: RegExp]> = [
+    ['PORT', '80x', /a port number from 0 to 65535/],
+    ['PORT', '70000', /a port number from 0 to 65535/],
+    ['PORT', '-1', /a port number from 0 to 65535/],
+    ['ALLOW_INDEXING', 'yes', /"true" or "false"/],
+    ['OPENREPLAY_INSECURE', '1', /"true" or "false"/],
+    ['LOG_LEVEL', 'loud', /one of fatal, error, warn, info, debug, trace, silent/],
+    ['NODE_ENV', 'staging', /"production", "development" or "test"/],
+    ['OPENREPLAY_INGEST_POINT', 'ftp://x', /an http\(s\) URL/],
+    ['OPENREPLAY_PROJECT_KEY', 'has spaces', /letters, digits, "-" and "_"/],
+    ['HOST', 'my host name', /a host name or IP address/]
+  ]
+  for (const [name, value, accepts] of cases) {
+    const problems = problemsOf(t, { ...SECRETS, [name]: value })
+    t.equal(problems.length, 1, `${name}=${value} is one problem`)
+    const [line = ''] = problems
+    t.ok(line.startsWith(`Invalid environment variable ${name}=${JSON.stringify(value)}: expected `), `names ${name} and its value: ${line}`)
+    t.match(line, accepts, `says what ${name} accepts`)
+    t.notMatch(line, /\n/, 'a single line')
+  }
+})
+
+t.test('every invalid variable is reported at once, not just the first', async (t) => {
+  const problems = problemsOf(t, { ...SECRETS, PORT: '80x', LOG_LEVEL: 'loud', NODE_ENV: 'staging', HOST: 'a b' })
+  t.same(problems.map((line) => /^Invalid environment variable (\w+)=/.exec(line)?.[1]).sort(), ['HOST', 'LOG_LEVEL', 'NODE_ENV', 'PORT'])
+})
+
+t.test('a value that contains a line break or is very long is still reported on one short line', async (t) => {
+  const [newline = ''] = problemsOf(t, { ...SECRETS, LOG_LEVEL: 'loud\nFAKE LOG LINE' })
+  t.equal(newline, 'Invalid environment variable LOG_LEVEL="loud\\nFAKE LOG LINE": expected one of fatal, error, warn, info, debug, trace, silent.')
+  const [long = ''] = problemsOf(t, { ...SECRETS, HOST: `${'h'.repeat(100)} x` })
+  t.ok(long.includes(`"${'h'.repeat(40)}…"`), 'the value is cut after 40 characters')
+  t.notOk(long.includes('h'.repeat(41)))
+})
+
+t.test('outside production a missing secret is generated for this process, with a warning naming it', async (t) => {
+  for (const NODE_ENV of ['development', 'test']) {
+    const first = loadEnv({ NODE_ENV })
+    const second = loadEnv({ NODE_ENV })
+    for (const name of ['SESSION_SECRET', 'HONEYPOT_SECRET'] as const) {
+      t.ok(first.env[name].length >= 32, `${NODE_ENV}: ${name} is a long random string`)
+      t.not(first.env[name], second.env[name], `${NODE_ENV}: ${name} differs per process`)
+      t.equal(first.warnings.filter((warning) => warning.startsWith(`${name} is not set`)).length, 1, `${NODE_ENV}: one warning names ${name}`)
+      t.notOk(first.warnings.join('\n').includes(first.env[name]), 'the warning does not reveal the generated secret')
+    }
+    t.equal(first.env.SESSION_SECRET === first.env.HONEYPOT_SECRET, false, 'each secret is generated on its own')
+  }
+  const oneGiven = loadEnv({ SESSION_SECRET: SECRETS.SESSION_SECRET })
+  t.equal(oneGiven.env.SESSION_SECRET, SECRETS.SESSION_SECRET, 'a given secret is kept')
+  t.same(oneGiven.warnings.map((warning) => warning.split(' ')[0]), ['HONEYPOT_SECRET'], 'only the missing one is warned about')
+})
+
+t.test('in production a missing secret stops start-up with one line naming each variable', async (t) => {
+  const problems = problemsOf(t, { NODE_ENV: 'production' })
+  t.same(problems, [
+    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters).',
+    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters).'
+  ])
+  t.same(problemsOf(t, { NODE_ENV: 'production', SESSION_SECRET: SECRETS.SESSION_SECRET }), [
+    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters).'
+  ])
+})
+
+t.test('a rejected secret is named but its value is never echoed', async (t) => {
+  const tooShort = 'hunter2-is-not-long-enough'
+  for (const NODE_ENV of ['production', 'development']) {
+    const problems = problemsOf(t, { NODE_ENV, SESSION_SECRET: tooShort, HONEYPOT_SECRET: SECRETS.HONEYPOT_SECRET })
+    t.same(problems, ['Invalid environment variable SESSION_SECRET: expected a random string of at least 32 characters.'], `${NODE_ENV}: invalid, not also missing`)
+    t.notOk(problems.join('\n').includes(tooShort), `${NODE_ENV}: the value is not in the message`)
+  }
+  try {
+    loadEnv({ HONEYPOT_SECRET: tooShort })
+    t.fail('a short secret is rejected')
+  } catch (error) {
+    t.ok(error instanceof EnvError)
+    t.notOk(String((error as Error).message).includes(tooShort), 'nor in the error message')
+    t.notOk(String((error as Error).stack).includes(tooShort), 'nor in its stack')
+  }
+})
+
+t.test('publicEnv is exactly the public subset and never carries a secret', async (t) => {
+  const { env } = loadEnv({
+    ...SECRETS,
+    NODE_ENV: 'production',
+    ALLOW_INDEXING: 'false',
+    OPENREPLAY_PROJECT_KEY: 'project-key',
+    OPENREPLAY_INGEST_POINT: 'https://ingest.example.com',
+    OPENREPLAY_INSECURE: 'true'
+  })
+  t.same(publicEnv(env), {
+    MODE: 'production',
+    ALLOW_INDEXING: false,
+    OPENREPLAY_PROJECT_KEY: 'project-key',
+    OPENREPLAY_INGEST_POINT: 'https://ingest.example.com',
+    OPENREPLAY_INSECURE: true
+  })
+  const serialized = JSON.stringify(publicEnv(env))
+  for (const secret of Object.values(SECRETS)) t.notOk(serialized.includes(secret), 'no secret value')
+  t.notMatch(serialized, /SECRET|PORT|HOST|LOG_LEVEL/, 'no server-only variable name')
+
+  t.same(publicEnv(loadEnv({}).env), {
+    MODE: 'development',
+    ALLOW_INDEXING: true,
+    OPENREPLAY_PROJECT_KEY: null,
+    OPENREPLAY_INGEST_POINT: null,
+    OPENREPLAY_INSECURE: false
+  }, 'unset tracker settings are null, so the browser sees every key')
+})

@@ -1,0 +1,62 @@
+import { setTimeout as delay } from 'node:timers/promises'
+import t from 'tap'
+import { build } from '../helpers/app.js'
+
+const URL = '/resources/healthcheck'
+
+t.test('GET /resources/healthcheck answers 200 OK in plain text, without rendering the document', async (t) => {
+  const { app } = await build(t)
+  for (const headers of [{}, { accept: 'text/html' }]) {
+    const response = await app.inject({ url: URL, headers })
+    t.equal(response.statusCode, 200)
+    t.equal(response.body, 'OK')
+    t.equal(response.headers['content-type'], 'text/plain; charset=utf-8', 'not text/html, even for a browser')
+    t.equal(response.headers['cache-control'], 'no-store', 'never a cached answer')
+    t.equal(response.headers['set-cookie'], undefined, 'no cookies')
+  }
+})
+
+t.test('HEAD /resources/healthcheck answers 200 with no body', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject({ method: 'HEAD', url: URL })
+  t.equal(response.statusCode, 200)
+  t.equal(response.body, '')
+  t.equal(response.headers['content-type'], 'text/plain; charset=utf-8')
+})
+
+t.test('under event-loop pressure the server sheds load with 503 and Retry-After, then recovers', async (t) => {
+  // A threshold well above an idle loop's jitter, so recovery does not depend on how busy the machine is.
+  const { app } = await build(t, { loadShedding: { maxEventLoopDelay: 50, retryAfterSeconds: 7 } })
+  await app.ready()
+  t.equal(app.isUnderPressure(), false, 'not under pressure at rest')
+
+  // Block the event loop in slices, yielding so @fastify/under-pressure's sampler can run; bounded.
+  const deadline = Date.now() + 10_000
+  while (!app.isUnderPressure() && Date.now() < deadline) {
+    const until = Date.now() + 200
+    while (Date.now() < until) { /* busy: this is the pressure */ }
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  t.ok(app.isUnderPressure(), 'the blocked event loop is detected')
+
+  const probe = await app.inject({ url: URL })
+  t.equal(probe.statusCode, 503, 'the health check reports the overload')
+  t.equal(probe.headers['retry-after'], '7')
+  t.same(probe.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The server is busy. Please retry shortly.' })
+
+  const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
+  t.equal(page.statusCode, 503, 'pages are shed too')
+  t.equal(page.headers['retry-after'], '7')
+  t.equal(page.headers['content-type'], 'text/plain; charset=utf-8', 'without rendering React for it')
+  t.equal(page.body, 'The server is busy. Please retry shortly.')
+
+  // Once the loop is idle again, the next samples bring the health check back; polled, bounded.
+  let recovered = await app.inject({ url: URL })
+  const recoveryDeadline = Date.now() + 10_000
+  while (recovered.statusCode !== 200 && Date.now() < recoveryDeadline) {
+    await delay(100)
+    recovered = await app.inject({ url: URL })
+  }
+  t.equal(recovered.statusCode, 200, 'healthy again once the pressure is gone')
+  t.equal(recovered.body, 'OK')
+})

@@ -1,0 +1,63 @@
+import t, { type Test } from 'tap'
+import { startListening, startServer } from '../helpers/process.js'
+
+const SECRETS = {
+  SESSION_SECRET: 'startup-test-session-secret-0123456789abcdef',
+  HONEYPOT_SECRET: 'startup-test-honeypot-secret-0123456789abcdef'
+}
+
+/** Starts the built server with a bad environment and returns how it stopped. */
+async function refusedStart (t: Test, env: Record<string, string>) {
+  const server = startServer(t, env)
+  const { code } = await server.exited
+  return { code, lines: server.stderr().split('\n').filter(Boolean), logs: server.logs() }
+}
+
+t.test('an invalid variable stops start-up with one line naming it, and no stack trace', async (t) => {
+  const { code, lines, logs } = await refusedStart(t, { ...SECRETS, PORT: '80x' })
+  t.not(code, 0, 'exits with an error')
+  t.same(lines, ['Invalid environment variable PORT="80x": expected a port number from 0 to 65535.'])
+  t.same(logs, [], 'nothing else was started, so nothing was logged')
+})
+
+t.test('a secret missing in production stops start-up with one line per variable', async (t) => {
+  const { code, lines } = await refusedStart(t, { NODE_ENV: 'production' })
+  t.not(code, 0)
+  t.same(lines, [
+    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters).',
+    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters).'
+  ])
+})
+
+t.test('every problem is reported in one go, one line each, with no stack trace', async (t) => {
+  const { code, lines } = await refusedStart(t, { NODE_ENV: 'production', PORT: '70000', LOG_LEVEL: 'loud', SESSION_SECRET: 'too-short-and-never-echoed' })
+  t.not(code, 0)
+  t.same(lines.map((line) => /^(?:Invalid|Missing) environment variable (\w+)/.exec(line)?.[1]), ['PORT', 'LOG_LEVEL', 'SESSION_SECRET', 'HONEYPOT_SECRET'])
+  t.notMatch(lines.join('\n'), /^\s+at |Error:/m, 'no stack trace')
+  t.notMatch(lines.join('\n'), /too-short-and-never-echoed/, 'the rejected secret is not echoed')
+})
+
+t.test('a valid environment starts the server, which answers and then stops cleanly on SIGTERM', async (t) => {
+  const server = await startListening(t)
+  t.ok(server.logs().some((line) => line.level === 40 && String(line.msg).startsWith('SESSION_SECRET is not set')), 'a generated secret is warned about')
+
+  const health = await fetch(`${server.url}/resources/healthcheck`)
+  t.equal(health.status, 200)
+  t.equal(await health.text(), 'OK')
+  const home = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } })
+  t.equal(home.status, 200)
+  t.match(await home.text(), /<title>Agent Stack<\/title>/)
+  t.ok(server.logs().some((line) => line.msg === 'request completed' && typeof line.requestId === 'string'), 'requests are logged with their id')
+
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null }, 'exits 0')
+  t.ok(server.logs().some((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM'), 'says why it stops')
+  t.equal(server.stderr(), '', 'nothing on stderr')
+})
+
+t.test('SIGINT (Ctrl-C) stops it cleanly too', async (t) => {
+  const server = await startListening(t, SECRETS)
+  t.notOk(server.logs().some((line) => line.level === 40), 'no warning when the secrets are given')
+  server.child.kill('SIGINT')
+  t.same(await server.exited, { code: 0, signal: null })
+})
