@@ -10,13 +10,15 @@ import { PAGES, type PageDefinition } from '../ui/page-table.js'
 import { loadAssetManifest, type AssetManifest } from './assets.js'
 import { publicEnv, type Env } from './env.js'
 import { handleError } from './error-handler.js'
-import { Honeypot } from './honeypot.js'
+import { Honeypot, type HoneypotOptions } from './honeypot.js'
 import { compression } from './plugins/compression.js'
+import { gracefulClose } from './plugins/graceful-close.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { healthcheckRoutes } from './routes/healthcheck.js'
 import { pageRoutes } from './routes/pages.js'
+import { themeSwitchRoutes } from './routes/theme-switch.js'
 
 /** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
@@ -28,6 +30,10 @@ export interface AppOptions {
   pages?: readonly PageDefinition[]
   distDir?: string
   loadShedding?: LoadSheddingOptions
+  /** Honeypot settings other than the secret (which comes from env); tests turn timing off or set the clock. */
+  honeypot?: Omit<HoneypotOptions, 'secret'>
+  /** More routes, registered after the app's own: tests add the form and redirect routes they exercise. */
+  routes?: (app: FastifyInstance) => void | Promise<void>
 }
 
 /** What every request handler may need from the shell, computed once at start. */
@@ -36,6 +42,8 @@ export interface Shell {
   publicEnv: PublicEnv
   assets: AssetManifest
   honeypot: Honeypot
+  /** The page table the routes serve and the document renders from. */
+  pages: readonly PageDefinition[]
 }
 
 declare module 'fastify' {
@@ -67,11 +75,13 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     env,
     publicEnv: publicEnv(env),
     assets: loadAssetManifest(join(distDir, 'manifest.json')),
-    honeypot: new Honeypot({ secret: env.HONEYPOT_SECRET })
+    honeypot: new Honeypot({ ...options.honeypot, secret: env.HONEYPOT_SECRET }),
+    pages: options.pages ?? PAGES
   }
   app.decorate('shell', shell)
 
   // Infrastructure first, in the order a request meets it.
+  await app.register(gracefulClose)
   await app.register(loadShedding, options.loadShedding ?? {})
   await app.register(security, { env })
   await app.register(compression)
@@ -82,7 +92,10 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(handleError)
 
   await app.register(healthcheckRoutes)
-  await app.register(pageRoutes, { pages: options.pages ?? PAGES })
+  await app.register(themeSwitchRoutes)
+  await app.register(pageRoutes, { pages: shell.pages })
+  const { routes } = options
+  if (routes) await app.register(async (scope) => { await routes(scope) })
 
   return app
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isbot } from 'isbot'
 import type { PageData, PageState, RequestInfo } from '../shared/page-data.js'
-import { readHints } from './client-hints.js'
+import { advertiseClientHints, readHints } from './client-hints.js'
 import { takeFlashToast } from './flash-toast.js'
 import { renderDocument } from './render.js'
 import { readTheme } from './theme-cookie.js'
@@ -12,10 +12,14 @@ export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
 const RENDER_TIMEOUT_MS = 10_000
 
 export function readRequestInfo (request: FastifyRequest): RequestInfo {
+  const { hints, sources } = readHints(request)
   return {
-    hints: readHints(request),
+    hints,
+    hintSources: sources,
     userPrefs: { theme: readTheme(request) },
-    path: request.url
+    isBot: isbot(request.headers['user-agent']),
+    // A page shown for a POST (a 400 from the theme switch) is not an address to return to.
+    path: request.method === 'GET' || request.method === 'HEAD' ? request.url : '/'
   }
 }
 
@@ -31,9 +35,10 @@ export function sendPage (request: FastifyRequest, reply: FastifyReply, page: Pa
     assets: shell.assets
   }
   reply.header('Cache-Control', 'private, no-cache').header('Vary', PAGE_VARY)
+  advertiseClientHints(request, reply)
   return renderDocument(request, reply, data, {
     status: page?.status ?? 500,
-    waitForAll: isbot(request.headers['user-agent']),
+    waitForAll: requestInfo.isBot,
     timeoutMs: RENDER_TIMEOUT_MS
   })
 }

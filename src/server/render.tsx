@@ -44,7 +44,7 @@ export function renderDocument (request: FastifyRequest, reply: FastifyReply, da
       reply.raw.removeListener('close', onClose)
     }
 
-    const { pipe, abort } = renderToPipeableStream(<Document data={data} />, {
+    const { pipe, abort } = renderToPipeableStream(<Document data={data} pages={request.server.shell.pages} nonce={nonce} />, {
       nonce,
       bootstrapScriptContent: bootstrapScript(data),
       bootstrapModules: [data.assets.entry],
@@ -90,7 +90,7 @@ export function sendErrorDocument (reply: FastifyReply, data: PageData): Fastify
   const errorData: PageData = { ...data, page: null, toast: null }
   let html: string
   try {
-    html = renderToString(<Document data={errorData} />)
+    html = renderToString(<Document data={errorData} pages={reply.server.shell.pages} nonce={reply.cspNonce.script} />)
   } catch (error) {
     reply.log.error({ err: error }, 'the error document failed to render')
     html = '<html lang="en" class="light"><head><meta charset="utf-8"><title>Error | Agent Stack</title></head><body><h1>Something went wrong</h1></body></html>'

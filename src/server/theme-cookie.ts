@@ -1,10 +1,32 @@
-import type { FastifyRequest } from 'fastify'
-import { isThemePreference, type ThemePreference } from '../shared/theme.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { THEME_COOKIE_NAME, isThemePreference, type ThemePreference } from '../shared/theme.js'
 
-export const THEME_COOKIE = 'en_theme'
+/**
+ * The saved theme preference. Not HttpOnly: it holds no secret, and the page
+ * reads it when restored from the back/forward cache (ui/theme.tsx).
+ */
+export const THEME_COOKIE = THEME_COOKIE_NAME
+/** One year, in seconds. */
+export const THEME_COOKIE_MAX_AGE = 31_536_000
+
+export interface ThemeCookieOptions {
+  /** Send only over HTTPS: true in production. */
+  secure: boolean
+}
+
+function attributes ({ secure }: ThemeCookieOptions) {
+  return { path: '/', sameSite: 'lax', secure, httpOnly: false } as const
+}
 
 /** The saved preference; `system` when there is none or it is not one we know. */
 export function readTheme (request: FastifyRequest): ThemePreference {
   const value = request.cookies[THEME_COOKIE]
   return isThemePreference(value) ? value : 'system'
+}
+
+/** Saves the preference; `system` is the absence of one, so it clears the cookie. */
+export function writeTheme (reply: FastifyReply, theme: ThemePreference, options: ThemeCookieOptions): void {
+  // Cleared with the same Path (and attributes) it was set with, or the browser keeps the original.
+  if (theme === 'system') reply.clearCookie(THEME_COOKIE, attributes(options))
+  else reply.setCookie(THEME_COOKIE, theme, { ...attributes(options), maxAge: THEME_COOKIE_MAX_AGE })
 }

@@ -1,4 +1,5 @@
-import type { Theme, ThemePreference } from './theme.js'
+import type { HintSources, Hints } from './client-hints.js'
+import type { ThemePreference } from './theme.js'
 
 /**
  * The server → browser contract. Everything the browser learns about a
@@ -16,8 +17,13 @@ export interface PublicEnv {
 }
 
 export interface RequestInfo {
-  hints: { theme: Theme, timeZone: string }
+  /** The browser's hints, or their fallbacks (light, UTC). */
+  hints: Hints
+  /** Where each hint came from: a `fallback` theme hint lets the stylesheet follow the OS scheme. */
+  hintSources: HintSources
   userPrefs: { theme: ThemePreference }
+  /** Bots get no client-hint reload: they index the first response. */
+  isBot: boolean
   /** Path and query of the current page, used as the theme switch's return address. */
   path: string
 }

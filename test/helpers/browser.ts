@@ -14,7 +14,14 @@ const ARGS = [
  * a browser the test fails in CI (a skipped browser test proves nothing) and
  * is skipped with a reason on a developer's machine.
  */
-export async function launchBrowser (t: Test): Promise<Browser | null> {
+export interface LaunchOptions {
+  /** Switches added to the usual ones, e.g. `--force-dark-mode` for an OS in dark mode. */
+  args?: string[]
+  /** Playwright defaults to drop, e.g. `--disable-back-forward-cache` to test the back/forward cache. */
+  ignoreDefaultArgs?: string[]
+}
+
+export async function launchBrowser (t: Test, options: LaunchOptions = {}): Promise<Browser | null> {
   if (!existsSync(CHROMIUM_PATH)) {
     if (process.env.CI === 'true') {
       t.fail(`Chromium not found at ${CHROMIUM_PATH}: CI must install it (apt-get install -y chromium)`)
@@ -23,7 +30,11 @@ export async function launchBrowser (t: Test): Promise<Browser | null> {
     }
     return null
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS })
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...ARGS, ...(options.args ?? [])],
+    ...(options.ignoreDefaultArgs ? { ignoreDefaultArgs: options.ignoreDefaultArgs } : {})
+  })
   t.teardown(() => browser.close())
   return browser
 }

@@ -1,13 +1,16 @@
 import t from 'tap'
 import {
   FALLBACK_THEME,
+  THEME_COLORS,
   THEME_PREFERENCES,
+  decideTheme,
   isTheme,
   isThemePreference,
   nextThemePreference,
   resolveTheme,
   type Theme,
-  type ThemePreference
+  type ThemePreference,
+  type ThemeSource
 } from '../../src/shared/theme.js'
 
 type Maybe<T> = T | null | undefined
@@ -21,19 +24,19 @@ const HINTS: Array<Maybe<Theme>> = [undefined, null, 'light', 'dark']
  */
 interface Case { pending: Maybe<ThemePreference>, saved: Maybe<ThemePreference>, hint: Maybe<Theme> }
 const isSet = (value: unknown): boolean => value !== undefined && value !== null
-const RULES: Array<{ why: string, when: (c: Case) => boolean, then: (c: Case) => Theme }> = [
-  { why: 'a pending light/dark switch wins', when: (c) => c.pending === 'light' || c.pending === 'dark', then: (c) => c.pending as Theme },
-  { why: 'a pending system switch means the hint', when: (c) => c.pending === 'system' && isSet(c.hint), then: (c) => c.hint as Theme },
-  { why: 'a pending system switch without a hint means light', when: (c) => c.pending === 'system', then: () => 'light' },
-  { why: 'a saved light/dark preference', when: (c) => c.saved === 'light' || c.saved === 'dark', then: (c) => c.saved as Theme },
-  { why: 'no preference: the hint', when: (c) => isSet(c.hint), then: (c) => c.hint as Theme },
-  { why: 'nothing known: light', when: () => true, then: () => 'light' }
+const RULES: Array<{ why: string, when: (c: Case) => boolean, then: (c: Case) => Theme, source: ThemeSource }> = [
+  { why: 'a pending light/dark switch wins', when: (c) => c.pending === 'light' || c.pending === 'dark', then: (c) => c.pending as Theme, source: 'pending' },
+  { why: 'a pending system switch means the hint', when: (c) => c.pending === 'system' && isSet(c.hint), then: (c) => c.hint as Theme, source: 'hint' },
+  { why: 'a pending system switch without a hint means light', when: (c) => c.pending === 'system', then: () => 'light', source: 'fallback' },
+  { why: 'a saved light/dark preference', when: (c) => c.saved === 'light' || c.saved === 'dark', then: (c) => c.saved as Theme, source: 'saved' },
+  { why: 'no preference: the hint', when: (c) => isSet(c.hint), then: (c) => c.hint as Theme, source: 'hint' },
+  { why: 'nothing known: light', when: () => true, then: () => 'light', source: 'fallback' }
 ]
 
-function expected (c: Case): { theme: Theme, why: string } {
+function expected (c: Case): { theme: Theme, why: string, source: ThemeSource } {
   const rule = RULES.find((r) => r.when(c))
   if (rule === undefined) throw new Error('the rule table has no catch-all row')
-  return { theme: rule.then(c), why: rule.why }
+  return { theme: rule.then(c), why: rule.why, source: rule.source }
 }
 
 t.test('resolveTheme follows the rule for every combination', async (t) => {
@@ -49,6 +52,24 @@ t.test('resolveTheme follows the rule for every combination', async (t) => {
     }
   }
   t.equal(count, 5 * 5 * 4, 'all 100 combinations were checked')
+})
+
+t.test('decideTheme names the rule that decided, for every combination', async (t) => {
+  for (const pending of PREFERENCES) {
+    for (const saved of PREFERENCES) {
+      for (const hint of HINTS) {
+        const c = { pending, saved, hint }
+        const { theme, why, source } = expected(c)
+        t.same(decideTheme(c), { theme, source }, `${JSON.stringify(c) ?? ''} → ${theme} from ${source} (${why})`)
+      }
+    }
+  }
+})
+
+t.test('the theme colours are distinct CSS hex colours', async (t) => {
+  t.match(THEME_COLORS.light, /^#[0-9a-f]{6}$/)
+  t.match(THEME_COLORS.dark, /^#[0-9a-f]{6}$/)
+  t.not(THEME_COLORS.light, THEME_COLORS.dark)
 })
 
 t.test('resolveTheme treats absent keys like undefined', async (t) => {

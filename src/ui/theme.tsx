@@ -1,0 +1,220 @@
+import { subscribeToSchemeChange } from '@epic-web/client-hints/color-scheme'
+import { createContext, use, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react'
+import { flushSync } from 'react-dom'
+import { toast } from './toast.js'
+import { hintCheckScript } from '../shared/hint-check-script.js'
+import type { RequestInfo } from '../shared/page-data.js'
+import { THEME_COLORS, THEME_COOKIE_NAME, THEME_SWITCH_PATH, decideTheme, isThemePreference, type Theme, type ThemePreference, type ThemeSource } from '../shared/theme.js'
+
+/**
+ * The one source of the theme in effect: the root class, `color-scheme` (via
+ * the class, styles.css), <meta name="theme-color"> and the toasts' theme all
+ * read useTheme(). It holds the saved preference, the switch in flight and the
+ * live OS scheme, and resolves them with the shared decideTheme, exactly as the
+ * server did, so hydration starts from the server's answer.
+ */
+
+const CHANNEL_NAME = 'agent-stack:theme'
+
+export interface ThemeState {
+  /** The theme painted now. */
+  theme: Theme
+  source: ThemeSource
+  /** The preference the visitor sees as current: the one in flight, else the saved one. */
+  preference: ThemePreference
+  /** A switch sent to the server and not yet answered. */
+  pending: ThemePreference | null
+  /** Switches at once and saves in the background; reverts with an error toast if saving fails. */
+  switchTheme: (next: ThemePreference) => void
+}
+
+const ThemeContext = createContext<ThemeState | null>(null)
+ThemeContext.displayName = 'ThemeContext'
+
+const darkQuery = () => window.matchMedia('(prefers-color-scheme: dark)')
+const readColorScheme = (): Theme => darkQuery().matches ? 'dark' : 'light'
+
+/**
+ * The OS scheme as an external store. The library's subscription also keeps
+ * the hint cookie current, so the next request renders the new scheme. A page
+ * restored from the back/forward cache may have missed change events: it
+ * re-reads on `pageshow`.
+ */
+function subscribeToColorScheme (onChange: () => void): () => void {
+  const unsubscribe = subscribeToSchemeChange(() => onChange())
+  window.addEventListener('pageshow', onChange)
+  return () => {
+    unsubscribe()
+    window.removeEventListener('pageshow', onChange)
+  }
+}
+
+/** The saved preference as the cookie says now (another tab or a restored page may be behind it). */
+function readSavedPreference (): ThemePreference {
+  const match = document.cookie.split('; ').find((entry) => entry.startsWith(`${THEME_COOKIE_NAME}=`))
+  const value = match?.slice(THEME_COOKIE_NAME.length + 1)
+  return isThemePreference(value) ? value : 'system'
+}
+
+class ThemeSwitchError extends Error {}
+
+/** Posts the switch the way the form does, asking for JSON; resolves to the preference the server saved. */
+async function postThemeSwitch (next: ThemePreference): Promise<ThemePreference> {
+  let response: Response
+  try {
+    response = await fetch(THEME_SWITCH_PATH, {
+      method: 'POST',
+      headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ theme: next }),
+      credentials: 'same-origin'
+    })
+  } catch {
+    throw new ThemeSwitchError('The server could not be reached. Check your connection and try again.')
+  }
+  const answer: unknown = await response.json().catch(() => null)
+  const theme = (answer as { theme?: unknown } | null)?.theme
+  if (!response.ok || !isThemePreference(theme)) {
+    throw new ThemeSwitchError(`The server did not save it (${response.status}). Please try again.`)
+  }
+  return theme
+}
+
+export function ThemeProvider ({ requestInfo, children }: { requestInfo: RequestInfo, children: ReactNode }) {
+  const [saved, setSaved] = useState<ThemePreference>(requestInfo.userPrefs.theme)
+  const [pending, setPending] = useState<ThemePreference | null>(null)
+  // The server's hint during the server render and hydration; the live one after.
+  const serverHint = requestInfo.hintSources.theme === 'fallback' ? null : requestInfo.hints.theme
+  const hint = useSyncExternalStore<Theme | null>(subscribeToColorScheme, readColorScheme, () => serverHint)
+  const { theme, source } = decideTheme({ pending, saved, hint })
+
+  const channel = useRef<BroadcastChannel | null>(null)
+  useEffect(() => {
+    if (typeof BroadcastChannel === 'undefined') return
+    const open = () => {
+      const opened = new BroadcastChannel(CHANNEL_NAME)
+      opened.onmessage = (event: MessageEvent<unknown>) => {
+        const theme = (event.data as { theme?: unknown } | null)?.theme
+        if (isThemePreference(theme)) setSaved(theme)
+      }
+      channel.current = opened
+    }
+    const close = () => {
+      channel.current?.close()
+      channel.current = null
+    }
+    // Chromium evicts a page from the back/forward cache when its channel gets a message:
+    // closed while hidden, it stays cached and reads the cookie when shown again.
+    const onPageHide = () => close()
+    const onPageShow = (event: PageTransitionEvent) => {
+      if (event.persisted && !channel.current) open()
+    }
+    open()
+    window.addEventListener('pagehide', onPageHide)
+    window.addEventListener('pageshow', onPageShow)
+    return () => {
+      close()
+      window.removeEventListener('pagehide', onPageHide)
+      window.removeEventListener('pageshow', onPageShow)
+    }
+  }, [])
+
+  // The cookie knows better than the page data of a page from the HTTP cache, one restored from the
+  // back/forward cache or one rendered while another tab switched (the check script painted it already).
+  useEffect(() => {
+    const adoptCookie = () => {
+      if (navigator.cookieEnabled) setSaved(readSavedPreference())
+    }
+    adoptCookie()
+    // Synchronously, so the restored page's first frame already shows it.
+    const onPageShow = (event: PageTransitionEvent) => {
+      if (event.persisted) flushSync(adoptCookie)
+    }
+    window.addEventListener('pageshow', onPageShow)
+    return () => window.removeEventListener('pageshow', onPageShow)
+  }, [])
+
+  // Requests are sent one after another so the server ends with the last choice;
+  // only the latest one clears the pending theme or reports a failure.
+  const queue = useRef<Promise<void>>(Promise.resolve())
+  const latest = useRef(0)
+  const switchTheme = useCallback((next: ThemePreference) => {
+    const id = ++latest.current
+    setPending(next)
+    queue.current = queue.current.then(async () => {
+      try {
+        const confirmed = await postThemeSwitch(next)
+        setSaved(confirmed)
+        channel.current?.postMessage({ theme: confirmed })
+        if (id === latest.current) setPending(null)
+      } catch (error) {
+        if (id !== latest.current) return
+        setPending(null)
+        toast.error('The theme could not be changed', {
+          description: error instanceof ThemeSwitchError ? error.message : 'Please try again.'
+        })
+      }
+    })
+  }, [])
+
+  useNoTransitionsOnChange(theme)
+
+  const value = useMemo<ThemeState>(() => ({ theme, source, preference: pending ?? saved, pending, switchTheme }),
+    [theme, source, pending, saved, switchTheme])
+  return <ThemeContext value={value}>{children}</ThemeContext>
+}
+
+/**
+ * Turns CSS transitions off while a new theme's styles are computed, so no
+ * colour animates from the old theme (styles.css `[data-theme-switching]`).
+ * Runs after React has changed the class and before the browser paints;
+ * forcing a style and layout pass applies the theme with transitions off, and
+ * transitions are back on for the next change.
+ */
+function useNoTransitionsOnChange (theme: Theme): void {
+  const shown = useRef(theme)
+  useLayoutEffect(() => {
+    if (shown.current === theme) return
+    shown.current = theme
+    const root = document.documentElement
+    root.setAttribute('data-theme-switching', '')
+    void document.body.offsetWidth
+    root.removeAttribute('data-theme-switching')
+  }, [theme])
+}
+
+export function useTheme (): ThemeState {
+  const state = use(ThemeContext)
+  if (!state) throw new Error('useTheme must be used inside <ThemeProvider>')
+  return state
+}
+
+/**
+ * <meta name="theme-color"> for the theme in effect. When the theme is only
+ * the fallback, one per OS scheme: the browser picks by `media`, as the
+ * stylesheet does, with or without JavaScript.
+ */
+export function ThemeColorMeta () {
+  const { theme, source } = useTheme()
+  // The check script may update these before hydration.
+  if (source === 'fallback') {
+    return (
+      <>
+        <meta name='theme-color' media='(prefers-color-scheme: light)' content={THEME_COLORS.light} suppressHydrationWarning />
+        <meta name='theme-color' media='(prefers-color-scheme: dark)' content={THEME_COLORS.dark} suppressHydrationWarning />
+      </>
+    )
+  }
+  return <meta name='theme-color' content={THEME_COLORS[theme]} suppressHydrationWarning />
+}
+
+/**
+ * The client-hint check script (shared/hint-check-script.ts), first in <head>.
+ * Browsers blank a parsed script's nonce attribute, so the hydrating render
+ * cannot match it: the text is identical on both sides and the attribute
+ * difference is expected (suppressHydrationWarning). React never runs a script
+ * it hydrates, so it runs once.
+ */
+export function HintCheckScript ({ requestInfo, nonce }: { requestInfo: RequestInfo, nonce: string | undefined }) {
+  const script = hintCheckScript({ preference: requestInfo.userPrefs.theme, timeZone: requestInfo.hints.timeZone, reload: !requestInfo.isBot })
+  return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />
+}

@@ -1,0 +1,158 @@
+import type { Page, Route } from 'playwright-core'
+import t from 'tap'
+import { BACKGROUNDS, hydrated, launchWithScheme, openThemePage, rootTheme, themeRecord } from '../helpers/theme.js'
+import { listen } from '../helpers/server.js'
+
+/** The switch's button, found by the accessible name that tells the current mode. */
+const switchButton = (page: Page, mode: 'System' | 'Light' | 'Dark') => page.getByRole('button', { name: `Theme: ${mode}` })
+
+/** Holds the next theme-switch request until the test lets it through (or fails it). */
+function holdThemeSwitch (page: Page): Promise<Route> {
+  return new Promise((resolve) => {
+    void page.route('**/resources/theme-switch', (route) => resolve(route), { times: 1 })
+  })
+}
+
+async function savedTheme (page: Page): Promise<string | undefined> {
+  return (await page.context().cookies()).find((cookie) => cookie.name === 'en_theme')?.value
+}
+
+// Chromium logs a failed fetch as a console error; only the ones a test provokes are expected.
+const provoked = (problems: string[], pattern: RegExp) => problems.filter((problem) => !pattern.test(problem))
+
+t.test('without JavaScript the form switches through the redirect and lands back on the same page', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, problems } = await openThemePage(browser, { javaScriptEnabled: false })
+  await page.goto(`${url}/?from=test#top`)
+
+  const steps: Array<{ press: 'System' | 'Light' | 'Dark', then: 'System' | 'Light' | 'Dark', theme: 'light' | 'dark', cookie: string | undefined }> = [
+    { press: 'System', then: 'Light', theme: 'light', cookie: 'light' },
+    { press: 'Light', then: 'Dark', theme: 'dark', cookie: 'dark' },
+    { press: 'Dark', then: 'System', theme: 'light', cookie: undefined }
+  ]
+  for (const step of steps) {
+    const loaded = page.waitForEvent('load')
+    await switchButton(page, step.press).click()
+    await loaded
+    t.equal(new URL(page.url()).pathname + new URL(page.url()).search, '/?from=test', `${step.then}: back on the same page and query`)
+    t.equal(await switchButton(page, step.then).count(), 1, `${step.then}: the button tells the new mode`)
+    t.equal(await savedTheme(page), step.cookie, `${step.then}: the cookie says ${step.cookie ?? 'nothing (system)'}`)
+    const state = await rootTheme(page)
+    t.equal(state.className, step.theme)
+    t.equal(state.background, BACKGROUNDS[step.theme], `${step.then}: painted ${step.theme}`)
+  }
+  t.same(problems, [])
+})
+
+t.test('with JavaScript the switch is optimistic: the theme changes before the server answers', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, context, problems } = await openThemePage(browser)
+  await context.addCookies([{ name: 'en_theme', value: 'light', url }])
+  let documents = 0
+  page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) documents++ })
+  await page.goto(`${url}/`)
+  await hydrated(page)
+
+  const held = holdThemeSwitch(page)
+  // From the keyboard: a pointer would start the button's own hover transition.
+  await switchButton(page, 'Light').press('Enter')
+  const route = await held
+  // The request is still held here: everything below happened before any answer.
+  await page.waitForFunction(() => document.documentElement.className === 'dark')
+  const pending = await rootTheme(page)
+  t.equal(pending.background, BACKGROUNDS.dark, 'painted dark at once')
+  t.equal(pending.source, 'pending', 'the pending submission wins')
+  t.equal(pending.colorScheme, 'dark')
+  t.equal(await page.locator('meta[name="theme-color"]').getAttribute('content'), '#0b1120', 'theme-color follows')
+  t.equal(await switchButton(page, 'Dark').count(), 1, 'the button already tells the new mode')
+  t.equal(await savedTheme(page), 'light', 'the cookie is not changed yet')
+  t.equal(route.request().headers().accept, 'application/json', 'the background request asks for JSON')
+  t.equal(route.request().postData(), 'theme=dark')
+
+  const answered = page.waitForResponse('**/resources/theme-switch')
+  await route.continue()
+  const response = await answered
+  t.equal(response.status(), 200)
+  t.same(await response.json(), { theme: 'dark' })
+  await page.waitForFunction(() => document.documentElement.getAttribute('data-theme-source') === 'saved')
+  t.equal(await savedTheme(page), 'dark', 'the server saved it')
+  t.equal((await rootTheme(page)).className, 'dark', 'and the theme stays')
+  t.equal(documents, 1, 'no navigation or reload')
+
+  const { transitions, violations } = await themeRecord(page)
+  t.same(transitions, [], 'no CSS transition ran while the theme changed')
+  t.same(violations, [])
+  t.same(problems, [])
+})
+
+t.test('a switch the server refuses reverts and says so in a toast', async (t) => {
+  const browser = await launchWithScheme(t, 'dark')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, problems } = await openThemePage(browser)
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  t.equal((await rootTheme(page)).className, 'dark', 'system on a dark OS')
+
+  const held = holdThemeSwitch(page)
+  await switchButton(page, 'System').click()
+  const route = await held
+  await page.waitForFunction(() => document.documentElement.className === 'light')
+  await route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"busy"}' })
+
+  const toast = page.locator('[data-sonner-toast]', { hasText: 'The theme could not be changed' })
+  await toast.waitFor({ state: 'visible' })
+  t.match(await toast.textContent(), /did not save it \(503\)/, 'the toast says what happened')
+  t.equal(await page.locator('[data-sonner-toaster]').getAttribute('data-sonner-theme'), 'dark', 'in the theme in effect')
+  const state = await rootTheme(page)
+  t.equal(state.className, 'dark', 'reverted')
+  t.equal(state.background, BACKGROUNDS.dark)
+  t.equal(state.source, 'hint')
+  t.equal(await switchButton(page, 'System').count(), 1, 'the button tells the mode in effect again')
+  t.equal(await savedTheme(page), undefined, 'nothing saved')
+  t.same(provoked(problems, /status of 503/), [])
+})
+
+t.test('a switch that cannot reach the server reverts and says so in a toast', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, context, problems } = await openThemePage(browser)
+  await context.addCookies([{ name: 'en_theme', value: 'dark', url }])
+  await page.goto(`${url}/`)
+  await hydrated(page)
+
+  const held = holdThemeSwitch(page)
+  await switchButton(page, 'Dark').click()
+  const route = await held
+  t.equal((await rootTheme(page)).source, 'hint', 'system now: the OS scheme (light)')
+  await route.abort('internetdisconnected')
+
+  const toast = page.locator('[data-sonner-toast]', { hasText: 'The theme could not be changed' })
+  await toast.waitFor({ state: 'visible' })
+  t.match(await toast.textContent(), /could not be reached/)
+  await page.waitForFunction(() => document.documentElement.className === 'dark')
+  t.equal((await rootTheme(page)).source, 'saved', 'back to the saved dark')
+  t.equal(await savedTheme(page), 'dark')
+  t.same(provoked(problems, /ERR_INTERNET_DISCONNECTED/), [])
+})
+
+t.test('quick presses end on the last choice, on the page and on the server', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, problems } = await openThemePage(browser)
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  await switchButton(page, 'System').click()
+  await switchButton(page, 'Light').click()
+  t.equal((await rootTheme(page)).className, 'dark', 'dark at once, second press')
+  await page.waitForFunction(() => document.documentElement.getAttribute('data-theme-source') === 'saved')
+  t.equal(await savedTheme(page), 'dark', 'the server ends with the last choice')
+  t.equal((await rootTheme(page)).className, 'dark')
+  t.same(problems, [])
+})

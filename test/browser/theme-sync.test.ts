@@ -1,0 +1,137 @@
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, rootTheme, themeRecord } from '../helpers/theme.js'
+import { listen } from '../helpers/server.js'
+
+declare global {
+  interface Window {
+    /** Set by a test on a document: still there later means the page was not reloaded. */
+    __sameDocument?: boolean
+  }
+}
+
+const switchButton = (page: Page, mode: 'System' | 'Light' | 'Dark') => page.getByRole('button', { name: `Theme: ${mode}` })
+const markDocument = (page: Page) => page.evaluate(() => { window.__sameDocument = true })
+const isSameDocument = (page: Page) => page.evaluate(() => window.__sameDocument === true)
+const cookie = async (page: Page, name: string) => (await page.context().cookies()).find((entry) => entry.name === name)?.value
+
+t.test('a system page follows a change of the OS scheme without a reload', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  if (!browser) return
+  const { url } = await listen(t)
+  // Emulated here: the OS scheme has to change while the page is open.
+  const { page, problems } = await openThemePage(browser, { colorScheme: 'light' })
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  await markDocument(page)
+  t.equal((await rootTheme(page)).className, 'light')
+
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await page.waitForFunction(() => document.documentElement.className === 'dark')
+  const state = await rootTheme(page)
+  t.equal(state.background, BACKGROUNDS.dark)
+  t.equal(state.colorScheme, 'dark')
+  t.equal(await page.locator('meta[name="theme-color"]').getAttribute('content'), '#0b1120', 'theme-color follows')
+  t.equal(await cookie(page, 'CH-prefers-color-scheme'), 'dark', 'the hint cookie follows, for the next request')
+  t.ok(await isSameDocument(page), 'no reload')
+
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.waitForFunction(() => document.documentElement.className === 'light')
+  t.ok(await isSameDocument(page), 'and back, still without a reload')
+  t.same((await themeRecord(page)).transitions, [], 'no transition ran')
+  t.same(problems, [])
+})
+
+t.test('a saved preference ignores a change of the OS scheme', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, context, problems } = await openThemePage(browser, { colorScheme: 'light' })
+  await context.addCookies([{ name: 'en_theme', value: 'light', url }])
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  await page.emulateMedia({ colorScheme: 'dark' })
+  // The hint cookie is written by the same listener that would re-render: once it says dark, the page has reacted.
+  await page.waitForFunction(() => document.cookie.includes('CH-prefers-color-scheme=dark'))
+  t.equal((await rootTheme(page)).className, 'light')
+  t.same(problems, [])
+})
+
+t.test('other tabs follow a switch at once', async (t) => {
+  const browser = await launchWithScheme(t, 'dark')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page: first, context, problems } = await openThemePage(browser)
+  const second = await context.newPage()
+  second.on('console', (message) => { if (message.type() === 'error' || message.type() === 'warning') problems.push(`second tab: ${message.text()}`) })
+  await first.goto(`${url}/`)
+  await second.goto(`${url}/`)
+  await Promise.all([hydrated(first), hydrated(second)])
+  await markDocument(second)
+  t.equal((await rootTheme(second)).className, 'dark', 'system on a dark OS')
+
+  await switchButton(first, 'System').press('Enter')
+  await second.waitForFunction(() => document.documentElement.className === 'light')
+  t.equal((await rootTheme(second)).background, BACKGROUNDS.light)
+  t.equal(await switchButton(second, 'Light').count(), 1, 'the second tab’s switch tells the new mode')
+
+  await switchButton(first, 'Light').press('Enter')
+  await second.waitForFunction(() => document.documentElement.className === 'dark')
+  t.equal(await switchButton(second, 'Dark').count(), 1)
+  t.ok(await isSameDocument(second), 'without reloading the second tab')
+  t.same(problems, [])
+})
+
+t.test('back to a page kept in the back/forward cache shows the current theme', async (t) => {
+  const browser = await launchWithScheme(t, 'light', { ignoreDefaultArgs: ['--disable-back-forward-cache'] })
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, problems } = await openThemePage(browser)
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  await markDocument(page)
+  t.equal((await rootTheme(page)).className, 'light')
+
+  await page.goto(`${url}/?page=2`)
+  await hydrated(page)
+  await switchButton(page, 'System').press('Enter')
+  await switchButton(page, 'Light').press('Enter')
+  await page.waitForFunction(() => document.cookie.includes('en_theme=dark'))
+
+  // A restored page fires no `load`: wait for the commit, then for the recorder's frames.
+  await page.goBack({ waitUntil: 'commit' })
+  await page.waitForFunction(() => window.__theme?.restored.length === 10)
+  t.ok(await isSameDocument(page), 'the very document left behind, restored')
+  const { persisted, restored } = await themeRecord(page)
+  t.equal(persisted, true, 'from the back/forward cache')
+  t.same(distinct(restored.map((frame) => frame.className)), ['dark'], 'dark from the first frame after the restore')
+  t.same(distinct(restored.map((frame) => frame.background)), [BACKGROUNDS.dark])
+  t.equal(await switchButton(page, 'Dark').count(), 1)
+  t.same(problems, [])
+})
+
+t.test('back to a page from the HTTP cache shows the current theme', async (t) => {
+  // Playwright's default: no back/forward cache, so history navigation reuses the cached HTML,
+  // which was rendered with the old theme.
+  const browser = await launchWithScheme(t, 'light')
+  if (!browser) return
+  const { url } = await listen(t)
+  const { page, problems } = await openThemePage(browser)
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  await page.goto(`${url}/?page=2`)
+  await hydrated(page)
+  await switchButton(page, 'System').press('Enter')
+  await switchButton(page, 'Light').press('Enter')
+  await page.waitForFunction(() => document.cookie.includes('en_theme=dark'))
+
+  await page.goBack()
+  await hydrated(page)
+  const { frames, navigation } = await themeRecord(page)
+  t.equal(navigation, 'back_forward')
+  t.same(distinct(frames.map((frame) => frame.className)), ['dark'], 'dark from the first frame')
+  t.same(distinct(frames.map((frame) => frame.background)), [BACKGROUNDS.dark])
+  t.equal(frames.at(-1)?.source, 'saved')
+  t.equal(await switchButton(page, 'Dark').count(), 1, 'the switch tells the saved mode after hydration')
+  t.same(problems, [])
+})
