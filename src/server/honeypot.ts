@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import type { HoneyProps } from '../shared/page-data.js'
 
@@ -169,6 +170,22 @@ export class Honeypot {
 
 export function createHoneypot (options: HoneypotOptions): Honeypot {
   return new Honeypot(options)
+}
+
+/**
+ * The check as one call at the top of a form route: `assertHuman(request)`.
+ * A refusal throws HoneypotError (statusCode 400); the central error handler
+ * (error-handler.ts) answers it with its message, as the bad-request page for
+ * browsers and as JSON otherwise. The code is logged, not shown: one message
+ * covers several codes so a bot learns nothing about which check it failed.
+ */
+export function assertHuman (request: FastifyRequest): void {
+  try {
+    request.server.shell.honeypot.check(request.body)
+  } catch (error) {
+    if (error instanceof HoneypotError) request.log.info({ honeypot: error.code }, 'the honeypot refused a form submission')
+    throw error
+  }
 }
 
 /**

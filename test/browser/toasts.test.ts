@@ -1,0 +1,232 @@
+import t from 'tap'
+import type { Browser, Page } from 'playwright-core'
+import { setFlashToast } from '../../src/server/flash-toast.js'
+import type { Toast } from '../../src/shared/page-data.js'
+import { launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js'
+import { listen } from '../helpers/server.js'
+
+const SAVED: Toast = { id: 'browser-saved', type: 'success', title: 'Saved', description: 'Your note was saved.' }
+
+declare global {
+  interface Window {
+    /** CSP violations seen by the page, recorded by an init script (see watchCsp). */
+    __cspViolations?: string[]
+  }
+}
+
+/** The app with test routes: /test/flash sets a flash toast and redirects home with a 303, as a form action would. */
+async function listenWithFlash (t: Parameters<typeof listen>[0]) {
+  let served = 0
+  return listen(t, {
+    routes (app) {
+      app.get('/test/flash', async (_request, reply) => {
+        setFlashToast(reply, SAVED, { secure: false })
+        return reply.redirect('/', 303)
+      })
+      // A fresh id per visit, as setFlashToast makes by default.
+      app.get('/test/flash-fresh', async (_request, reply) => {
+        setFlashToast(reply, { type: 'message', description: `Visit ${++served}` }, { secure: false })
+        return reply.redirect('/', 303)
+      })
+    }
+  })
+}
+
+/**
+ * Records CSP violations from the first byte of the document: an init script
+ * runs before the page's own and is not subject to its CSP. Chromium also logs
+ * them to the console, which openPage's `problems` catches; this is the direct
+ * signal, with the directive and what was blocked.
+ */
+async function watchCsp (page: Page) {
+  await page.addInitScript(() => {
+    window.__cspViolations = []
+    document.addEventListener('securitypolicyviolation', (event) => {
+      window.__cspViolations?.push(`${event.violatedDirective} blocked ${event.blockedURI || 'inline'} (${event.sample})`)
+    })
+  })
+  return async () => page.evaluate(() => window.__cspViolations ?? ['the CSP watcher did not run'])
+}
+
+async function openWatched (browser: Browser) {
+  const watched = await openPage(browser)
+  return { ...watched, cspViolations: await watchCsp(watched.page) }
+}
+
+/** Waits for hydration; when it never comes, says what the console saw (a missing bundle, an error). */
+async function hydrated ({ page, problems }: Pick<WatchedPage, 'page' | 'problems'>) {
+  try {
+    await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 10_000 })
+  } catch (error) {
+    throw new Error(`the page did not hydrate; the console saw: ${problems.join(' | ') || 'nothing'}`, { cause: error })
+  }
+}
+
+/** Waits until the toast's enter transition has finished, so its box is where it will stay. */
+async function settled (page: Page, selector: string) {
+  await page.waitForFunction((selector) => {
+    const element = document.querySelector(selector)
+    return element instanceof HTMLElement && element.dataset.mounted === 'true' && element.getAnimations().length === 0
+  }, selector)
+}
+
+t.test('a flash toast after a redirect: top center, themed, shown once, closed by its button', async (t) => {
+  const browser = await launchBrowser(t)
+  if (!browser) return
+  const { url } = await listenWithFlash(t)
+  const { page, problems, cspViolations } = await openWatched(browser)
+
+  await page.goto(`${url}/test/flash`)
+  t.equal(new URL(page.url()).pathname, '/', 'the redirect was followed')
+  await hydrated({ page, problems })
+
+  const toast = page.locator('[data-sonner-toast]')
+  await toast.waitFor({ state: 'visible' })
+  await settled(page, '[data-sonner-toast]')
+  t.equal(await toast.locator('[data-title]').textContent(), 'Saved')
+  t.equal(await toast.locator('[data-description]').textContent(), 'Your note was saved.')
+  t.equal(await toast.getAttribute('data-type'), 'success')
+
+  const viewport = page.viewportSize()!
+  const box = (await toast.boundingBox())!
+  t.ok(Math.abs(box.x + box.width / 2 - viewport.width / 2) <= 2, `horizontally centred (centre ${box.x + box.width / 2} of ${viewport.width})`)
+  t.ok(box.y >= 0 && box.y <= 64, `near the top (y = ${box.y})`)
+
+  const htmlTheme = await page.evaluate(() => document.documentElement.className)
+  t.equal(await page.locator('[data-sonner-toaster]').getAttribute('data-sonner-theme'), htmlTheme, 'the Toaster uses the theme in effect')
+  t.ok(await page.locator('.flash-toast').isHidden(), 'the server-rendered fallback is hidden once the toast is shown')
+
+  // Exactly once, despite StrictMode's double effects: a toast fired now is queued behind any
+  // duplicate the flash effects could have fired, so once it shows, a duplicate would be there too.
+  const marker = page.locator('[data-sonner-toast]', { hasText: 'Marker' })
+  await page.evaluate(() => window.__toast?.message('Marker'))
+  await marker.waitFor()
+  const flash = page.locator('[data-sonner-toast]', { hasText: 'Your note was saved.' })
+  t.equal(await flash.count(), 1, 'the flash toast is shown exactly once')
+
+  // The close buttons: the marker's first (it is in front and covers the other), then the flash toast's.
+  // Each closes far sooner than the 4 s a toast takes to close by itself.
+  await marker.getByRole('button', { name: 'Close toast' }).click()
+  await marker.waitFor({ state: 'detached', timeout: 1500 })
+  await flash.getByRole('button', { name: 'Close toast' }).click()
+  await flash.waitFor({ state: 'detached', timeout: 1500 })
+  t.equal(await toast.count(), 0, 'no toast left')
+
+  t.same(await cspViolations(), [], 'no CSP violation')
+  t.same(problems, [], 'no console error or warning')
+})
+
+t.test('with a saved dark theme the toast is dark too', async (t) => {
+  const browser = await launchBrowser(t)
+  if (!browser) return
+  const { url } = await listenWithFlash(t)
+  const { page, context, problems, cspViolations } = await openWatched(browser)
+  await context.addCookies([{ name: 'en_theme', value: 'dark', url }])
+
+  await page.goto(`${url}/test/flash`)
+  await hydrated({ page, problems })
+  await page.locator('[data-sonner-toast]').waitFor({ state: 'visible' })
+  t.equal(await page.evaluate(() => document.documentElement.className), 'dark', 'the saved theme is in effect')
+  t.equal(await page.locator('[data-sonner-toaster]').getAttribute('data-sonner-theme'), 'dark', 'and the Toaster uses it')
+  t.same(await cspViolations(), [])
+  t.same(problems, [])
+})
+
+t.test('a flash toast is not shown again in the same tab, and a new one is', async (t) => {
+  const browser = await launchBrowser(t)
+  if (!browser) return
+  const { url } = await listenWithFlash(t)
+  const { page, problems } = await openWatched(browser)
+
+  await page.goto(`${url}/test/flash`)
+  await hydrated({ page, problems })
+  await page.locator('[data-sonner-toast]', { hasText: 'Your note was saved.' }).waitFor()
+
+  // The same toast (same id) again, as when a back navigation replays a cached page.
+  await page.goto(`${url}/test/flash`)
+  await hydrated({ page, problems })
+  await page.locator('.flash-toast').waitFor({ state: 'hidden' })
+  await page.evaluate(() => window.__toast?.message('Marker'))
+  await page.locator('[data-sonner-toast]', { hasText: 'Marker' }).waitFor()
+  t.equal(await page.locator('[data-sonner-toast]', { hasText: 'Your note was saved.' }).count(), 0, 'already shown in this tab')
+
+  await page.goto(`${url}/test/flash-fresh`)
+  await hydrated({ page, problems })
+  await page.locator('[data-sonner-toast]', { hasText: 'Visit 1' }).waitFor()
+  t.pass('a new flash toast (a new id) is shown')
+  t.same(problems, [])
+})
+
+t.test('four toasts in a row show at most three', async (t) => {
+  const browser = await launchBrowser(t)
+  if (!browser) return
+  const { url } = await listenWithFlash(t)
+  const { page, problems, cspViolations } = await openWatched(browser)
+  await page.goto(`${url}/`)
+  await hydrated({ page, problems })
+
+  await page.evaluate(() => {
+    for (const n of [1, 2, 3, 4]) window.__toast?.message(`Toast ${n}`)
+  })
+  const toasts = page.locator('[data-sonner-toast]')
+  await page.waitForFunction(() => document.querySelectorAll('[data-sonner-toast][data-mounted="true"]').length === 4)
+  // The oldest one is kept but not shown; sonner fades it out (opacity transition).
+  const oldest = toasts.filter({ hasText: 'Toast 1' })
+  await page.waitForFunction(() => {
+    const element = [...document.querySelectorAll('[data-sonner-toast]')].find((node) => node.textContent?.includes('Toast 1'))
+    return element !== undefined && getComputedStyle(element).opacity === '0'
+  })
+  t.equal(await oldest.getAttribute('data-visible'), 'false', 'the fourth from the front is not visible')
+  t.equal(await page.locator('[data-sonner-toast][data-visible="true"]').count(), 3, 'three are visible')
+  for (const n of [2, 3, 4]) {
+    const toast = toasts.filter({ hasText: `Toast ${n}` })
+    t.equal(await toast.getAttribute('data-visible'), 'true', `Toast ${n} is one of them`)
+    t.not(await toast.evaluate((element) => getComputedStyle(element).opacity), '0')
+  }
+  t.same(await cspViolations(), [])
+  t.same(problems, [])
+})
+
+t.test('a toast closes by itself after about 4 s', async (t) => {
+  const browser = await launchBrowser(t)
+  if (!browser) return
+  const { url } = await listenWithFlash(t)
+  const { page, problems } = await openWatched(browser)
+  await page.goto(`${url}/`)
+  await hydrated({ page, problems })
+
+  await page.evaluate(() => window.__toast?.error('Goes away', { description: 'After four seconds.' }))
+  const toast = page.locator('[data-sonner-toast]', { hasText: 'Goes away' })
+  await toast.waitFor({ state: 'visible' })
+  const shownAt = Date.now()
+  t.equal(await toast.getAttribute('data-type'), 'error', 'the client API sets the kind')
+  t.equal(await toast.locator('[data-description]').textContent(), 'After four seconds.', 'and the description')
+
+  // Still there at 3 s: wait (in the page) until 3 s have passed since it appeared, then look.
+  await page.waitForFunction((at) => Date.now() >= at, shownAt + 3000, { timeout: 5000 })
+  t.equal(await toast.count(), 1, 'still there after 3 s')
+  t.not(await toast.getAttribute('data-removed'), 'true', 'and not on its way out')
+
+  await toast.waitFor({ state: 'detached', timeout: 6000 - (Date.now() - shownAt) })
+  const lifetime = Date.now() - shownAt
+  // 4000 ms, then sonner's 200 ms exit before it leaves the DOM; the rest is polling.
+  t.ok(lifetime >= 3800 && lifetime <= 6000, `gone after about 4 s (${lifetime} ms)`)
+  t.same(problems, [])
+})
+
+t.test('without JavaScript the message is in a visible status region', async (t) => {
+  const browser = await launchBrowser(t)
+  if (!browser) return
+  const { url } = await listenWithFlash(t)
+  const { page, problems } = await openPage(browser, { javaScriptEnabled: false })
+  await page.goto(`${url}/test/flash`)
+
+  const region = page.getByRole('status')
+  t.ok(await region.isVisible(), 'the status region is visible')
+  t.equal(await region.getAttribute('aria-live'), 'polite')
+  t.equal(await region.textContent(), 'SavedYour note was saved.')
+  const box = (await region.boundingBox())!
+  t.ok(box.y >= 0 && box.y <= 64, `at the top, where the toast would be (y = ${box.y})`)
+  t.equal(await page.locator('[data-sonner-toast]').count(), 0, 'no JavaScript toast')
+  t.same(problems, [], 'no CSP violation or other console error')
+})
