@@ -139,8 +139,12 @@ export async function sizesOf (manifest) {
     }
     return total
   }
-  return { initial: await measure([manifest.entry, ...manifest.preloads]), lazy: await measure(manifest.lazy) }
+  const tracker = manifest.lazy.filter(isTrackerChunk)
+  return { initial: await measure([manifest.entry, ...manifest.preloads]), tracker: await measure(tracker), trackerChunks: tracker, lazy: await measure(manifest.lazy) }
 }
+
+/** The chunk of src/client/tracker.ts (named after it by entryNames): the session-recording tracker. */
+export const isTrackerChunk = (url) => /\/tracker-[^/]+\.js$/.test(url)
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`
 
@@ -154,6 +158,7 @@ async function buildClient () {
   await precompress(clientOut)
   const sizes = await sizesOf(manifest)
   log(`initial JavaScript: ${kib(sizes.initial.raw)} raw, ${kib(sizes.initial.gzip)} gzip, ${kib(sizes.initial.brotli)} brotli`)
+  log(`tracker chunk:      ${kib(sizes.tracker.raw)} raw, ${kib(sizes.tracker.gzip)} gzip, ${kib(sizes.tracker.brotli)} brotli (${sizes.trackerChunks.join(', ') || 'none'}; loaded after hydration)`)
   log(`lazy chunks:        ${kib(sizes.lazy.raw)} raw, ${kib(sizes.lazy.gzip)} gzip, ${kib(sizes.lazy.brotli)} brotli (${manifest.lazy.join(', ') || 'none'})`)
   return manifest
 }

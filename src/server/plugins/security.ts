@@ -2,7 +2,11 @@ import helmet from '@fastify/helmet'
 import fp from 'fastify-plugin'
 import type { Env } from '../env.js'
 
-/** The tracker's default ingest origin, used when no self-hosted ingest point is configured. */
+/**
+ * The tracker's default ingest origin, used when no self-hosted ingest point
+ * is configured: @openreplay/tracker 15.0.3 has DEFAULT_INGEST_POINT =
+ * "https://api.openreplay.com/ingest" (dist/lib/main/app/index.d.ts).
+ */
 export const DEFAULT_INGEST_ORIGIN = 'https://api.openreplay.com'
 
 export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string {
@@ -27,7 +31,10 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'"],
         // The tracker posts recordings to its ingest origin from a blob: worker
-        // (openreplay#302: "No worker found: perhaps, CSP is not set.").
+        // (openreplay#302: "No worker found: perhaps, CSP is not set."). That is
+        // all it needs: it records image and stylesheet URLs as data (the
+        // replay player fetches them) and loads nothing else into the page.
+        // Not allowed: its usability-test widget, which injects a <style>.
         connectSrc: tracking ? ["'self'", ingestOrigin(env)] : ["'self'"],
         workerSrc: tracking ? ["'self'", 'blob:'] : ["'self'"],
         manifestSrc: ["'self'"],
