@@ -4,26 +4,19 @@
 // run pinned to core 0, the load generator to core 1, so they do not fight for
 // a core. Rounds interleave app and ceiling so that machine noise hits both.
 // Everything listens on 127.0.0.1 and is stopped at the end.
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { manifestPath, sizesOf } from '../build.mjs'
+import { freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, startApp, stopAll, VISITOR_COOKIES } from './harness.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const DURATION = Number(process.env.BENCH_DURATION ?? 5)
 const WARMUP = 2
 const CONNECTIONS = 16
-const SERVER_CORE = '0'
-const GENERATOR_CORE = availableParallelism() > 1 ? '1' : '0'
 const INITIAL_JS_BUDGET_KIB = 80
-
-/** The visitor of GET /: a saved theme and both client hints. */
-const VISITOR_COOKIES = 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis'
 
 const ALL_ROUTES = [
   { name: 'GET /', method: 'GET', path: '/', headers: { cookie: VISITOR_COOKIES, accept: 'text/html' }, target: 0.5 },
@@ -44,41 +37,6 @@ const ROUTES = process.env.BENCH_ONLY ? ALL_ROUTES.filter((route) => route.name 
 /** Headers that belong to one connection or one moment, not to the response. */
 const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'])
 
-const children = new Set()
-function stopAll () {
-  for (const child of children) child.kill('SIGTERM')
-}
-process.on('exit', stopAll)
-process.on('SIGINT', () => process.exit(130))
-
-async function freePort () {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address()
-  server.close()
-  return port
-}
-
-function pinned (core, args, options = {}) {
-  const child = spawn('taskset', ['-c', core, process.execPath, ...args], { cwd: root, ...options })
-  children.add(child)
-  child.once('exit', () => children.delete(child))
-  return child
-}
-
-async function waitForHealth (url, child) {
-  const deadline = Date.now() + 15_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
-    try {
-      const response = await fetch(`${url}/resources/healthcheck`)
-      if (response.ok) return
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`no answer from ${url} within 15 s`)
-}
-
 /** What the app answers for each route: the ceiling replays exactly this. */
 async function captureFixtures (url) {
   const fixtures = []
@@ -95,33 +53,10 @@ async function captureFixtures (url) {
   return fixtures
 }
 
-async function cpuTicks (pid) {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)
-  if (!stat) return 0
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return Number(fields[11]) + Number(fields[12])
-}
-
-async function rssMiB (pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
-}
-
 /** Runs the generator on its own core; returns its result and how busy each side was. */
 async function load (url, route, duration, serverPid) {
   const options = { url: `${url}${route.path}`, method: route.method, headers: route.headers, body: route.body, connections: CONNECTIONS, duration }
-  const generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const serverBefore = await cpuTicks(serverPid)
-  const started = Date.now()
-  let generatorTicks = 0
-  const sampler = setInterval(async () => { generatorTicks = await cpuTicks(generator.pid) || generatorTicks }, 200)
-  let output = ''
-  generator.stdout.on('data', (chunk) => { output += chunk })
-  const [code] = await once(generator, 'exit')
-  clearInterval(sampler)
-  if (code !== 0) throw new Error(`the load generator failed for ${route.name}`)
-  const seconds = (Date.now() - started) / 1000
-  const result = JSON.parse(output)
+  const { result, serverCpu, generatorCpu } = await generateLoad(route.name, options, serverPid)
   const badStatus = Object.entries(result.statusCodeStats ?? {})
     .filter(([status]) => Number(status) < 200 || Number(status) >= 400)
     .reduce((sum, [, stats]) => sum + stats.count, 0)
@@ -131,8 +66,8 @@ async function load (url, route, duration, serverPid) {
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     badStatus,
-    serverCpu: (await cpuTicks(serverPid) - serverBefore) / 100 / seconds,
-    generatorCpu: generatorTicks / 100 / seconds
+    serverCpu,
+    generatorCpu
   }
 }
 
@@ -159,21 +94,7 @@ const kib = (bytes) => Number((bytes / 1024).toFixed(1))
 async function main () {
   execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
 
-  const appPort = await freePort()
-  const appUrl = `http://127.0.0.1:${appPort}`
-  const app = pinned(SERVER_CORE, ['dist/server/main.js'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(appPort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
-      HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678'
-    }
-  })
-  await waitForHealth(appUrl, app)
+  const { url: appUrl, child: app } = await startApp()
 
   const fixtures = await captureFixtures(appUrl)
   const fixturesPath = join(root, 'bench/results/fixtures.json')

@@ -19,6 +19,7 @@ import { staticAssets } from './plugins/static-assets.js'
 import { healthcheckRoutes } from './routes/healthcheck.js'
 import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
+import { timeoutOptions, type Timeouts } from './timeouts.js'
 
 /** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
@@ -32,6 +33,8 @@ export interface AppOptions {
   loadShedding?: LoadSheddingOptions
   /** Honeypot settings other than the secret (which comes from env); tests turn timing off or set the clock. */
   honeypot?: Omit<HoneypotOptions, 'secret'>
+  /** Production values unless given: tests shorten them to watch each one cut a client off. */
+  timeouts?: Partial<Timeouts>
   /** More routes, registered after the app's own: tests add the form and redirect routes they exercise. */
   routes?: (app: FastifyInstance) => void | Promise<void>
 }
@@ -64,11 +67,11 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     },
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // Deliberate limits against slow or idle clients (slowloris) and oversized requests.
-    connectionTimeout: 60_000,
-    keepAliveTimeout: 10_000,
-    requestTimeout: 30_000,
+    ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
-    routerOptions: { maxParamLength: 200 }
+    routerOptions: { maxParamLength: 200 },
+    // Errors raised while routing (a path that does not decode) get the app's answer, not Fastify's bare JSON without security headers.
+    frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const shell: Shell = {

@@ -8,8 +8,12 @@ const CLIENT_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty; JSON was expected.',
   FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body.'
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body.',
+  // Fastify's own message quotes the path back.
+  FST_ERR_BAD_URL: 'This address is not valid: every % in a path must begin an escape such as %2F, and the escapes must spell UTF-8 text.'
 }
+
+const SERVER_MESSAGE = 'Something went wrong on our side. Please try again.'
 
 export function prefersHtml (request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? ''
@@ -20,6 +24,7 @@ export function prefersHtml (request: FastifyRequest): boolean {
  * One place where errors become responses: a client's mistake gets its 4xx
  * with a message it can act on (an HTML page for browsers, JSON otherwise);
  * anything else is logged with the request id and shown as the error document.
+ * Also Fastify's `frameworkErrors`: the errors it raises while routing.
  */
 export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
@@ -31,10 +36,11 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     if (prefersHtml(request)) return reply.status(503).type('text/plain; charset=utf-8').send(error.message)
     return reply.status(503).send({ statusCode: 503, error: 'Service Unavailable', message: error.message })
   }
+  if (!hooksHaveRun(request, reply)) return sendWithoutHooks(request, reply, status, error)
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
     if (prefersHtml(request)) return sendPage(request, reply, null)
-    return reply.status(status).send({ statusCode: status, error: 'Internal Server Error', message: 'Something went wrong on our side. Please try again.' })
+    return reply.status(status).send({ statusCode: status, error: 'Internal Server Error', message: SERVER_MESSAGE })
   }
   const message = CLIENT_MESSAGES[error.code] ?? error.message
   if (reply.statusCode === 200 || reply.statusCode < 400) reply.status(status)
@@ -42,6 +48,30 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   return reply.status(status).send({ statusCode: status, error: httpReason(status), message })
 }
 
+/**
+ * Whether the request went through the app's hooks. Errors Fastify raises
+ * while routing (FST_ERR_BAD_URL: a path whose escapes do not decode) reach
+ * frameworkErrors before any hook, as do errors of a hook that runs before
+ * the cookie and security plugins: there are no parsed cookies and no CSP
+ * nonce, so the document cannot be built, and no security headers were set.
+ */
+function hooksHaveRun (request: FastifyRequest, reply: FastifyReply): boolean {
+  return request.cookies != null && reply.cspNonce != null
+}
+
+/** A plain answer that carries the protections the security plugin did not get to add: it cannot be framed, run or sniffed. */
+function sendWithoutHooks (request: FastifyRequest, reply: FastifyReply, status: number, error: FastifyError) {
+  if (status >= 500) request.log.error({ err: error }, 'request failed')
+  const message = status >= 500 ? SERVER_MESSAGE : CLIENT_MESSAGES[error.code] ?? error.message
+  reply
+    .status(status)
+    .header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Cache-Control', 'no-store')
+  if (prefersHtml(request)) return reply.type('text/plain; charset=utf-8').send(message)
+  return reply.send({ statusCode: status, error: httpReason(status), message })
+}
+
 function httpReason (status: number): string {
-  return ({ 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests' } as Record<number, string>)[status] ?? 'Error'
+  return ({ 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Error'
 }

@@ -1,49 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
-import { join } from 'node:path'
 import t from 'tap'
-import { DIST_DIR } from '../../src/server/app.js'
 import { startListening, type LogLine } from '../helpers/process.js'
-
-/**
- * A response only stays in flight while the client is not reading it if it
- * is larger than what the kernel buffers on both ends: take the largest file
- * the build serves (a source map of over a megabyte) and read it slowly.
- */
-function largestServedFile (): { url: string, bytes: Buffer } {
-  const dir = join(DIST_DIR, 'client', 'assets')
-  const [name] = readdirSync(dir)
-    .filter((file) => !/\.(br|gz)$/.test(file))
-    .sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)
-  if (!name) throw new Error(`nothing built in ${dir}`)
-  return { url: `/assets/${name}`, bytes: readFileSync(join(dir, name)) }
-}
-
-/** Resolves once a connection is refused: the server stopped accepting. Polled, bounded. */
-async function refusedWithin (port: number, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const outcome = await new Promise<string>((resolve) => {
-      const probe = connect(port, '127.0.0.1')
-      probe.once('connect', () => { probe.destroy(); resolve('accepted') })
-      probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
-    })
-    // Accepted, or reset from the backlog while the listener closes: not refused yet.
-    if (outcome === 'ECONNREFUSED' || Date.now() > deadline) return outcome
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
-
-/** Splits a raw HTTP/1.1 response with a Content-Length into status, headers and body. */
-function parseResponse (raw: Buffer) {
-  const end = raw.indexOf('\r\n\r\n')
-  const [statusLine = '', ...headerLines] = raw.subarray(0, end).toString('latin1').split('\r\n')
-  const headers = Object.fromEntries(headerLines.map((line) => {
-    const colon = line.indexOf(':')
-    return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]
-  }))
-  return { status: Number(statusLine.split(' ')[1]), headers, body: raw.subarray(end + 4) }
-}
+import { largestServedFile, openConnection, parseResponse, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
+import { listen } from '../helpers/server.js'
 
 const isLog = (requestId: string, msg: string) => (line: LogLine) => line.requestId === requestId && line.msg === msg
 
@@ -95,4 +54,52 @@ t.test('an idle keep-alive connection does not hold shutdown up', async (t) => {
   server.child.kill('SIGTERM')
   t.same(await server.exited, { code: 0, signal: null })
   t.ok(Date.now() - started < 5000, 'well before the keep-alive timeout or the forced-exit delay')
+})
+
+t.test('a request that reached the server just as it began closing is answered 503 with Connection: close, not reset', async (t) => {
+  const { app, url } = await listen(t)
+  const connection = await openConnection(t, Number(new URL(url).port))
+  const request = 'GET /resources/healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+  connection.socket.write(request)
+  if (!await receivedEnding(connection, '\r\n\r\nOK')) return t.fail('no answer to the first request')
+  // The connection is idle; its next request reaches the kernel in the same turn as close() begins,
+  // before Node has read it: the moment a load balancer's request crosses the server's SIGTERM.
+  const answered = connection.received().length
+  connection.socket.write(request)
+  const closing = app.close()
+  const closed = await within(connection.closed, 5000, null)
+  await closing
+  if (!closed) return t.fail('the connection was left open')
+  t.equal(closed.error, undefined, 'not reset')
+  t.match(parseResponse(connection.received().subarray(answered)), { status: 503, headers: { connection: 'close' } })
+})
+
+t.test('a response started after closing began says Connection: close', async (t) => {
+  let release = () => {}
+  let entered = () => {}
+  let began = () => {}
+  const handlerEntered = new Promise<void>((resolve) => { entered = resolve })
+  const closeBegan = new Promise<void>((resolve) => { began = resolve })
+  const { app, url } = await listen(t, {
+    routes: (scope) => {
+      // Runs after the app's own preClose hooks.
+      scope.addHook('preClose', async () => { began() })
+      scope.get('/slow', async () => {
+        entered()
+        await new Promise<void>((resolve) => { release = resolve })
+        return 'done'
+      })
+    }
+  })
+  const connection = await openConnection(t, Number(new URL(url).port))
+  connection.socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n')
+  await handlerEntered
+  const closing = app.close()
+  await closeBegan
+  release()
+  const closed = await within(connection.closed, 5000, null)
+  await closing
+  t.match(parseResponse(connection.received()), { status: 200, headers: { connection: 'close' }, body: Buffer.from('done') }, 'so a keep-alive client sends nothing more on it')
+  if (!closed) return t.fail('the connection was left open')
+  t.equal(closed.error, undefined, 'and the server closed it cleanly')
 })

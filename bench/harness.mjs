@@ -1,0 +1,108 @@
+// What npm run bench and npm run soak share: the app started as in production
+// and pinned to core 0, autocannon (bench/load.mjs) pinned to core 1, and the
+// readings of both taken from /proc. Every process started here is stopped
+// when the importing script exits.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { availableParallelism } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+export const SERVER_CORE = '0'
+export const GENERATOR_CORE = availableParallelism() > 1 ? '1' : '0'
+
+/** The visitor of GET /: a saved theme and both client hints. */
+export const VISITOR_COOKIES = 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis'
+
+const children = new Set()
+export function stopAll () {
+  for (const child of children) child.kill('SIGTERM')
+}
+process.on('exit', stopAll)
+process.on('SIGINT', () => process.exit(130))
+
+export async function freePort () {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address()
+  server.close()
+  return port
+}
+
+export function pinned (core, args, options = {}) {
+  const child = spawn('taskset', ['-c', core, process.execPath, ...args], { cwd: root, ...options })
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
+async function waitForHealth (url, child) {
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+    try {
+      const response = await fetch(`${url}/resources/healthcheck`)
+      if (response.ok) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no answer from ${url} within 15 s`)
+}
+
+/** Starts the built app as production runs it, on its own core; resolves once it answers its health check. */
+export async function startApp () {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = pinned(SERVER_CORE, ['dist/server/main.js'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
+      HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678'
+    }
+  })
+  await waitForHealth(url, child)
+  return { url, child }
+}
+
+async function cpuTicks (pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)
+  if (!stat) return 0
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+
+export async function rssMiB (pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
+}
+
+/**
+ * One autocannon run (its options as autocannon takes them) on the generator's
+ * core: its result, and how busy the server and the generator were, in cores.
+ */
+export async function generateLoad (what, options, serverPid) {
+  const generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const serverBefore = await cpuTicks(serverPid)
+  const started = Date.now()
+  let generatorTicks = 0
+  const sampler = setInterval(async () => { generatorTicks = await cpuTicks(generator.pid) || generatorTicks }, 200)
+  let output = ''
+  generator.stdout.on('data', (chunk) => { output += chunk })
+  const [code] = await once(generator, 'exit')
+  clearInterval(sampler)
+  if (code !== 0) throw new Error(`the load generator failed for ${what}`)
+  const seconds = (Date.now() - started) / 1000
+  return {
+    result: JSON.parse(output),
+    serverCpu: (await cpuTicks(serverPid) - serverBefore) / 100 / seconds,
+    generatorCpu: generatorTicks / 100 / seconds
+  }
+}

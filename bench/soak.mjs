@@ -1,0 +1,142 @@
+// npm run soak: the app under steady, moderate, mixed traffic for ten minutes
+// (SOAK_MINUTES to change), to catch what a short bench cannot: memory that
+// creeps up, latency that drifts, errors that only come with time.
+//
+// The app runs as in production, pinned to core 0; autocannon runs on core 1
+// at a fixed rate (SOAK_RATE requests per second, well below what the app
+// can serve) so latency measures the app rather than a queue. A warm-up
+// minute comes first and is left out of the verdict: V8 grows its heap and
+// compiles the hot paths then.
+//
+// Flat means, comparing the last minute with the first after the warm-up:
+//   resident memory grew by at most 10% or 8 MiB, whichever is larger;
+//   p99 latency grew by at most 25% or 5 ms, whichever is larger (at a few
+//   milliseconds a smaller band is below autocannon's resolution and noise);
+// and no minute had a connection error, a timeout or an unexpected status.
+// The script exits 1 when any of these fails.
+import { execFileSync } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { manifestPath } from '../build.mjs'
+import { GENERATOR_CORE, generateLoad, root, rssMiB, SERVER_CORE, startApp, stopAll, VISITOR_COOKIES } from './harness.mjs'
+
+const MINUTES = positiveInteger('SOAK_MINUTES', 10)
+const RATE = positiveInteger('SOAK_RATE', 200)
+const CONNECTIONS = 10
+const MINUTE_SECONDS = 60
+const MEMORY_BAND = { ratio: 0.1, mib: 8 }
+const P99_BAND = { ratio: 0.25, ms: 5 }
+
+function positiveInteger (name, fallback) {
+  const value = Number(process.env[name] ?? fallback)
+  if (Number.isInteger(value) && value >= 1) return value
+  console.error(`${name} must be a whole number of at least 1, not ${process.env[name]}`)
+  process.exit(1)
+}
+
+/** One visit's worth of traffic, in the order each connection cycles through it, with the status each must get. */
+function mix (url, assetPath) {
+  return [
+    { name: 'GET /', status: 200, method: 'GET', path: '/', headers: { cookie: VISITOR_COOKIES, accept: 'text/html', 'accept-encoding': 'br, gzip' } },
+    { name: 'health check', status: 200, method: 'GET', path: '/resources/healthcheck', headers: {} },
+    {
+      name: 'theme switch form',
+      status: 303,
+      method: 'POST',
+      path: '/resources/theme-switch',
+      // As a browser posts the form from the page: same origin, said twice.
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', cookie: VISITOR_COOKIES, origin: url, 'sec-fetch-site': 'same-origin' },
+      body: 'theme=light&redirectTo=%2F'
+    },
+    { name: '404', status: 404, method: 'GET', path: '/no-such-page', headers: { cookie: VISITOR_COOKIES, accept: 'text/html' } },
+    { name: 'static asset', status: 200, method: 'GET', path: assetPath, headers: { 'accept-encoding': 'br, gzip' } }
+  ]
+}
+
+/** Each request of the mix answered as expected once, before the soak counts on it. */
+async function preflight (url, requests) {
+  for (const request of requests) {
+    const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' })
+    await response.arrayBuffer()
+    if (response.status !== request.status) throw new Error(`${request.name} answered ${response.status}, not ${request.status}`)
+  }
+}
+
+async function minute (label, url, requests, pid, seconds) {
+  const options = {
+    url,
+    requests: requests.map(({ method, path, headers, body }) => ({ method, path, headers, body })),
+    connections: CONNECTIONS,
+    overallRate: RATE,
+    duration: seconds
+  }
+  const { result, serverCpu } = await generateLoad(label, options, pid)
+  const expected = new Set(requests.map((request) => String(request.status)))
+  const unexpected = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !expected.has(status))
+    .reduce((sum, [, stats]) => sum + stats.count, 0)
+  return {
+    label,
+    requests: result.requests.total,
+    rps: Math.round(result.requests.total / seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.errors + result.timeouts,
+    unexpected,
+    serverCpu: Number(serverCpu.toFixed(2)),
+    rssMiB: Number((await rssMiB(pid)).toFixed(1))
+  }
+}
+
+const within = (last, first, band) => last <= first + Math.max(first * band.ratio, band.mib ?? band.ms)
+
+function printTable (rows) {
+  const header = ['minute', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'bad status', 'server CPU', 'RSS MiB']
+  const cells = [header, ...rows.map((row) => [row.label, row.requests, row.rps, row.p50, row.p99, row.max, row.errors, row.unexpected, row.serverCpu, row.rssMiB].map(String))]
+  const widths = header.map((_, column) => Math.max(...cells.map((line) => line[column].length)))
+  for (const line of cells) console.log(line.map((cell, column) => cell.padEnd(widths[column])).join('  '))
+}
+
+async function main () {
+  execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  const { entry } = JSON.parse(await readFile(manifestPath, 'utf8'))
+  const { url, child } = await startApp()
+  const requests = mix(url, entry)
+  await preflight(url, requests)
+  console.log(`soak: ${MINUTES} min after a warm-up minute, ${RATE} req/s over ${CONNECTIONS} connections (${requests.map((request) => request.name).join(', ')}); app on core ${SERVER_CORE}, load on core ${GENERATOR_CORE}\n`)
+
+  const rows = []
+  const progress = (row) => console.log(`${row.label}: p99 ${row.p99} ms, RSS ${row.rssMiB} MiB, ${row.errors} errors, ${row.unexpected} bad status`)
+  const warmUp = await minute('warm-up', url, requests, child.pid, MINUTE_SECONDS)
+  progress(warmUp)
+  for (let n = 1; n <= MINUTES; n++) {
+    rows.push(await minute(String(n), url, requests, child.pid, MINUTE_SECONDS))
+    progress(rows.at(-1))
+  }
+
+  const first = rows[0]
+  const last = rows.at(-1)
+  const memoryFlat = within(last.rssMiB, first.rssMiB, MEMORY_BAND)
+  const p99Flat = within(last.p99, first.p99, P99_BAND)
+  const clean = [warmUp, ...rows].every((row) => row.errors === 0 && row.unexpected === 0)
+
+  console.log('')
+  printTable([warmUp, ...rows])
+  console.log('')
+  console.log(`memory: ${first.rssMiB} → ${last.rssMiB} MiB, ${memoryFlat ? 'flat' : 'GROWING'} (allowed: +${Math.max(first.rssMiB * MEMORY_BAND.ratio, MEMORY_BAND.mib).toFixed(1)} MiB)`)
+  console.log(`p99:    ${first.p99} → ${last.p99} ms, ${p99Flat ? 'flat' : 'GROWING'} (allowed: +${Math.max(first.p99 * P99_BAND.ratio, P99_BAND.ms).toFixed(1)} ms)`)
+  console.log(`errors and unexpected statuses: ${clean ? 'none' : 'SOME'}`)
+  const passed = memoryFlat && p99Flat && clean
+  console.log(`verdict: ${passed ? 'PASS' : 'FAIL'}`)
+  return passed
+}
+
+try {
+  const passed = await main()
+  stopAll()
+  process.exitCode = passed ? 0 : 1
+} catch (error) {
+  console.error(`soak failed: ${error.message}`)
+  stopAll()
+  process.exitCode = 1
+}

@@ -1,0 +1,132 @@
+import { Agent, request } from 'node:http'
+import t from 'tap'
+import { pageData } from '../helpers/app.js'
+import { startListening, type LogLine } from '../helpers/process.js'
+import { largestServedFile, within } from '../helpers/raw-http.js'
+
+/**
+ * SIGTERM in the middle of steady traffic, as during a rolling deploy. The
+ * slow-reader case is test/server/shutdown.test.ts; here many ordinary
+ * keep-alive clients are mid-request at once.
+ */
+
+const CLIENTS = 20
+/** What Fastify logs for a request that arrives while it closes (lib/log-controller.js). */
+const CLOSING_503 = 'request aborted - refusing to accept new requests as server is closing'
+const VISITOR_COOKIES = 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis'
+
+interface Outcome {
+  id: string
+  path: string
+  status?: number
+  headers?: Record<string, string | string[] | undefined>
+  body?: Buffer
+  /** Node's IncomingMessage.complete: the whole message arrived. */
+  complete?: boolean
+  error?: string
+}
+
+function send (agent: Agent, port: number, id: string, path: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const outcome: Outcome = { id, path }
+    const headers = { 'x-request-id': id, accept: 'text/html', cookie: VISITOR_COOKIES }
+    const req = request({ agent, host: '127.0.0.1', port, path, headers }, (response) => {
+      // Kept as bytes: decoding every file would make this process, not the server, the bottleneck.
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.once('close', () => {
+        resolve({ ...outcome, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), complete: response.complete })
+      })
+    })
+    req.once('error', (error: NodeJS.ErrnoException) => resolve({ ...outcome, error: error.code ?? error.message }))
+    req.end()
+  })
+}
+
+/** A whole, valid answer: the document to its last tag, the health check's OK, the file byte for byte, or the 503 Fastify gives requests that arrive while it closes. */
+function problemWith (outcome: Outcome, file: { url: string, bytes: Buffer }): string | undefined {
+  if (outcome.error) return `failed with ${outcome.error}`
+  if (!outcome.complete) return `truncated after ${outcome.body?.length} bytes`
+  const { status, headers = {}, body = Buffer.alloc(0) } = outcome
+  if (status === 503) return headers.connection === 'close' ? undefined : '503 without Connection: close'
+  if (status !== 200) return `answered ${status}`
+  if (outcome.path === file.url) return body.equals(file.bytes) ? undefined : `${body.length} bytes, not the file`
+  const text = body.toString('utf8')
+  if (outcome.path === '/resources/healthcheck') return text === 'OK' ? undefined : `health check body ${JSON.stringify(text)}`
+  if (!/^<!DOCTYPE html>[\s\S]*<\/html>$/.test(text)) return 'the document is not whole'
+  try {
+    pageData(text)
+  } catch (error) {
+    return `no page data: ${(error as Error).message}`
+  }
+  return undefined
+}
+
+t.test('SIGTERM under steady traffic: accepted requests complete, new connections are refused, exit 0', async (t) => {
+  const server = await startListening(t)
+  // A large file takes the server several turns of its event loop to send: some are mid-response at the signal.
+  const file = largestServedFile()
+  const paths = ['/', '/resources/healthcheck', file.url]
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS })
+  t.teardown(() => agent.destroy())
+
+  const outcomes: Outcome[] = []
+  let stop = false
+  let warmedUp = () => {}
+  const warm = new Promise<true>((resolve) => { warmedUp = () => resolve(true) })
+  const clients = Array.from({ length: CLIENTS }, async (_, client) => {
+    for (let n = 0; !stop; n++) {
+      const outcome = await send(agent, server.port, `c${client}-${n}`, paths[(client + n) % paths.length] ?? '/')
+      if (outcomes.push(outcome) === 300) warmedUp()
+      // Refused: nothing listens any more, and this client is done.
+      if (outcome.error === 'ECONNREFUSED') return
+    }
+  })
+  t.teardown(async () => {
+    stop = true
+    await Promise.all(clients)
+  })
+
+  t.ok(await within(warm, 10_000, false), `traffic flowing: ${outcomes.length} responses before the signal`)
+
+  const signalled = Date.now()
+  server.child.kill('SIGTERM')
+  const exit = await within(server.exited, 10_000, null)
+  t.same(exit, { code: 0, signal: null }, `the process exits 0 (after ${Date.now() - signalled} ms)`)
+  t.ok(Date.now() - signalled < 5000, 'within 5 s, before close-with-grace would force an exit 1 at 10 s')
+  t.equal(server.stderr(), '', 'nothing on stderr')
+
+  // Every client ends on a refused connection once the listener is gone.
+  const ended = await within(Promise.all(clients).then(() => true), 5000, false)
+  t.ok(ended, 'every client stopped at a refused connection')
+
+  const logs = server.logs()
+  const shutdownAt = logs.findIndex((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM')
+  t.ok(shutdownAt > 0, 'the server logged the signal')
+  const loggedIds = new Set(logs.map((line: LogLine) => line.requestId).filter((id): id is string => typeof id === 'string'))
+  const firstLine = (id: string, msg: string) => logs.findIndex((line) => line.requestId === id && line.msg === msg)
+
+  const inFlight = [...loggedIds].filter((id) => {
+    const incoming = firstLine(id, 'incoming request')
+    return incoming >= 0 && incoming < shutdownAt && firstLine(id, 'request completed') > shutdownAt
+  })
+  t.ok(inFlight.length > 0, `${inFlight.length} requests were in flight when shutdown began`)
+
+  const accepted = outcomes.filter((outcome) => loggedIds.has(outcome.id))
+  const broken = accepted.map((outcome) => ({ id: outcome.id, problem: problemWith(outcome, file) })).filter(({ problem }) => problem)
+  t.same(broken, [], `every one of the ${accepted.length} accepted requests got a whole, valid response`)
+  t.ok(inFlight.every((id) => outcomes.find((outcome) => outcome.id === id)?.status === 200), 'those in flight at the signal got their 200')
+
+  // A request the server never read may fail, in the two ways a closing server allows: refused by
+  // a closed listener, or reset with a connection closed as it arrived (RFC 9112 §9.3.1: clients retry these).
+  const failed = outcomes.filter((outcome) => outcome.error)
+  t.same(failed.filter((outcome) => loggedIds.has(outcome.id)), [], 'no request the server accepted failed')
+  t.same(failed.filter((outcome) => outcome.error !== 'ECONNREFUSED' && outcome.error !== 'ECONNRESET'), [], 'none failed otherwise')
+  const refused = failed.filter((outcome) => outcome.error === 'ECONNREFUSED')
+  t.equal(refused.length, CLIENTS, 'new connections are refused: each client ended on one')
+
+  // Requests read after close began are refused by Fastify with a 503 that closes the connection.
+  const unavailable = outcomes.filter((outcome) => outcome.status === 503)
+  t.same(unavailable.filter((outcome) => firstLine(outcome.id, CLOSING_503) < shutdownAt), [], 'a 503 only for requests read after shutdown began')
+  t.comment(`${outcomes.length} requests: ${accepted.length} accepted (${unavailable.length} of them answered 503), ${refused.length} refused, ${failed.length - refused.length} reset before being read`)
+})
