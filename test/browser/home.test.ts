@@ -1,14 +1,12 @@
 import t from 'tap'
-import { launchBrowser, openPage } from '../helpers/browser.js'
+import { launchBrowser, visit } from '../helpers/browser.js'
 import { listen } from '../helpers/server.js'
 
 t.test('the home page loads and hydrates with a clean console', async (t) => {
   const browser = await launchBrowser(t)
   if (!browser) return
   const { url } = await listen(t)
-  const { page, problems } = await openPage(browser)
-  await page.goto(`${url}/`)
-  await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true')
+  const { page, problems } = await visit(browser, url)
   t.equal(await page.title(), 'Agent Stack')
   t.equal(await page.locator('h1').textContent(), 'Agent Stack')
   t.same(problems, [], 'no console error or warning, no uncaught error')

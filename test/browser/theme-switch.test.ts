@@ -1,5 +1,6 @@
 import type { Page, Route } from 'playwright-core'
 import t from 'tap'
+import { visit } from '../helpers/browser.js'
 import { BACKGROUNDS, hydrated, launchWithScheme, openThemePage, rootTheme, themeRecord } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
 
@@ -24,8 +25,7 @@ t.test('without JavaScript the form switches through the redirect and lands back
   const browser = await launchWithScheme(t, 'light')
   if (!browser) return
   const { url } = await listen(t)
-  const { page, problems } = await openThemePage(browser, { javaScriptEnabled: false })
-  await page.goto(`${url}/?from=test#top`)
+  const { page, problems } = await visit(browser, url, { open: openThemePage, javaScriptEnabled: false, path: '/?from=test#top' })
 
   const steps: Array<{ press: 'System' | 'Light' | 'Dark', then: 'System' | 'Light' | 'Dark', theme: 'light' | 'dark', cookie: string | undefined }> = [
     { press: 'System', then: 'Light', theme: 'light', cookie: 'light' },
@@ -93,9 +93,7 @@ t.test('a switch the server refuses reverts and says so in a toast', async (t) =
   const browser = await launchWithScheme(t, 'dark')
   if (!browser) return
   const { url } = await listen(t)
-  const { page, problems } = await openThemePage(browser)
-  await page.goto(`${url}/`)
-  await hydrated(page)
+  const { page, problems } = await visit(browser, url, { open: openThemePage })
   t.equal((await rootTheme(page)).className, 'dark', 'system on a dark OS')
 
   const held = holdThemeSwitch(page)
@@ -121,10 +119,7 @@ t.test('a switch that cannot reach the server reverts and says so in a toast', a
   const browser = await launchWithScheme(t, 'light')
   if (!browser) return
   const { url } = await listen(t)
-  const { page, context, problems } = await openThemePage(browser)
-  await context.addCookies([{ name: 'en_theme', value: 'dark', url }])
-  await page.goto(`${url}/`)
-  await hydrated(page)
+  const { page, problems } = await visit(browser, url, { open: openThemePage, savedTheme: 'dark' })
 
   const held = holdThemeSwitch(page)
   await switchButton(page, 'Dark').click()
@@ -145,9 +140,7 @@ t.test('quick presses end on the last choice, on the page and on the server', as
   const browser = await launchWithScheme(t, 'light')
   if (!browser) return
   const { url } = await listen(t)
-  const { page, problems } = await openThemePage(browser)
-  await page.goto(`${url}/`)
-  await hydrated(page)
+  const { page, problems } = await visit(browser, url, { open: openThemePage })
   await switchButton(page, 'System').click()
   await switchButton(page, 'Light').click()
   t.equal((await rootTheme(page)).className, 'dark', 'dark at once, second press')

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
+import { visit } from '../helpers/browser.js'
 import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, rootTheme, themeRecord } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
 
@@ -20,9 +21,7 @@ t.test('a system page follows a change of the OS scheme without a reload', async
   if (!browser) return
   const { url } = await listen(t)
   // Emulated here: the OS scheme has to change while the page is open.
-  const { page, problems } = await openThemePage(browser, { colorScheme: 'light' })
-  await page.goto(`${url}/`)
-  await hydrated(page)
+  const { page, problems } = await visit(browser, url, { open: openThemePage, colorScheme: 'light' })
   await markDocument(page)
   t.equal((await rootTheme(page)).className, 'light')
 
@@ -46,10 +45,7 @@ t.test('a saved preference ignores a change of the OS scheme', async (t) => {
   const browser = await launchWithScheme(t, 'light')
   if (!browser) return
   const { url } = await listen(t)
-  const { page, context, problems } = await openThemePage(browser, { colorScheme: 'light' })
-  await context.addCookies([{ name: 'en_theme', value: 'light', url }])
-  await page.goto(`${url}/`)
-  await hydrated(page)
+  const { page, problems } = await visit(browser, url, { open: openThemePage, colorScheme: 'light', savedTheme: 'light' })
   await page.emulateMedia({ colorScheme: 'dark' })
   // The hint cookie is written by the same listener that would re-render: once it says dark, the page has reacted.
   await page.waitForFunction(() => document.cookie.includes('CH-prefers-color-scheme=dark'))
@@ -86,9 +82,7 @@ t.test('back to a page kept in the back/forward cache shows the current theme', 
   const browser = await launchWithScheme(t, 'light', { ignoreDefaultArgs: ['--disable-back-forward-cache'] })
   if (!browser) return
   const { url } = await listen(t)
-  const { page, problems } = await openThemePage(browser)
-  await page.goto(`${url}/`)
-  await hydrated(page)
+  const { page, problems } = await visit(browser, url, { open: openThemePage })
   await markDocument(page)
   t.equal((await rootTheme(page)).className, 'light')
 
@@ -116,9 +110,7 @@ t.test('back to a page from the HTTP cache shows the current theme', async (t) =
   const browser = await launchWithScheme(t, 'light')
   if (!browser) return
   const { url } = await listen(t)
-  const { page, problems } = await openThemePage(browser)
-  await page.goto(`${url}/`)
-  await hydrated(page)
+  const { page, problems } = await visit(browser, url, { open: openThemePage })
   await page.goto(`${url}/?page=2`)
   await hydrated(page)
   await switchButton(page, 'System').press('Enter')

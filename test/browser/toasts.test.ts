@@ -1,8 +1,8 @@
 import t from 'tap'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { setFlashToast } from '../../src/server/flash-toast.js'
 import type { Toast } from '../../src/shared/page-data.js'
-import { launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js'
+import { launchBrowser, openPage, visit, waitForHydration } from '../helpers/browser.js'
 import { listen } from '../helpers/server.js'
 
 const SAVED: Toast = { id: 'browser-saved', type: 'success', title: 'Saved', description: 'Your note was saved.' }
@@ -48,18 +48,9 @@ async function watchCsp (page: Page) {
   return async () => page.evaluate(() => window.__cspViolations ?? ['the CSP watcher did not run'])
 }
 
-async function openWatched (browser: Browser) {
-  const watched = await openPage(browser)
+async function openWatched (browser: Browser, options: BrowserContextOptions) {
+  const watched = await openPage(browser, options)
   return { ...watched, cspViolations: await watchCsp(watched.page) }
-}
-
-/** Waits for hydration; when it never comes, says what the console saw (a missing bundle, an error). */
-async function hydrated ({ page, problems }: Pick<WatchedPage, 'page' | 'problems'>) {
-  try {
-    await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 10_000 })
-  } catch (error) {
-    throw new Error(`the page did not hydrate; the console saw: ${problems.join(' | ') || 'nothing'}`, { cause: error })
-  }
 }
 
 /** Waits until the toast's enter transition has finished, so its box is where it will stay. */
@@ -74,11 +65,8 @@ t.test('a flash toast after a redirect: top center, themed, shown once, closed b
   const browser = await launchBrowser(t)
   if (!browser) return
   const { url } = await listenWithFlash(t)
-  const { page, problems, cspViolations } = await openWatched(browser)
-
-  await page.goto(`${url}/test/flash`)
+  const { page, problems, cspViolations } = await visit(browser, url, { open: openWatched, path: '/test/flash' })
   t.equal(new URL(page.url()).pathname, '/', 'the redirect was followed')
-  await hydrated({ page, problems })
 
   const toast = page.locator('[data-sonner-toast]')
   await toast.waitFor({ state: 'visible' })
@@ -120,11 +108,7 @@ t.test('with a saved dark theme the toast is dark too', async (t) => {
   const browser = await launchBrowser(t)
   if (!browser) return
   const { url } = await listenWithFlash(t)
-  const { page, context, problems, cspViolations } = await openWatched(browser)
-  await context.addCookies([{ name: 'en_theme', value: 'dark', url }])
-
-  await page.goto(`${url}/test/flash`)
-  await hydrated({ page, problems })
+  const { page, problems, cspViolations } = await visit(browser, url, { open: openWatched, savedTheme: 'dark', path: '/test/flash' })
   await page.locator('[data-sonner-toast]').waitFor({ state: 'visible' })
   t.equal(await page.evaluate(() => document.documentElement.className), 'dark', 'the saved theme is in effect')
   t.equal(await page.locator('[data-sonner-toaster]').getAttribute('data-sonner-theme'), 'dark', 'and the Toaster uses it')
@@ -136,22 +120,19 @@ t.test('a flash toast is not shown again in the same tab, and a new one is', asy
   const browser = await launchBrowser(t)
   if (!browser) return
   const { url } = await listenWithFlash(t)
-  const { page, problems } = await openWatched(browser)
-
-  await page.goto(`${url}/test/flash`)
-  await hydrated({ page, problems })
+  const { page, problems } = await visit(browser, url, { open: openWatched, path: '/test/flash' })
   await page.locator('[data-sonner-toast]', { hasText: 'Your note was saved.' }).waitFor()
 
   // The same toast (same id) again, as when a back navigation replays a cached page.
   await page.goto(`${url}/test/flash`)
-  await hydrated({ page, problems })
+  await waitForHydration({ page, problems })
   await page.locator('.flash-toast').waitFor({ state: 'hidden' })
   await page.evaluate(() => window.__toast?.message('Marker'))
   await page.locator('[data-sonner-toast]', { hasText: 'Marker' }).waitFor()
   t.equal(await page.locator('[data-sonner-toast]', { hasText: 'Your note was saved.' }).count(), 0, 'already shown in this tab')
 
   await page.goto(`${url}/test/flash-fresh`)
-  await hydrated({ page, problems })
+  await waitForHydration({ page, problems })
   await page.locator('[data-sonner-toast]', { hasText: 'Visit 1' }).waitFor()
   t.pass('a new flash toast (a new id) is shown')
   t.same(problems, [])
@@ -161,9 +142,7 @@ t.test('four toasts in a row show at most three', async (t) => {
   const browser = await launchBrowser(t)
   if (!browser) return
   const { url } = await listenWithFlash(t)
-  const { page, problems, cspViolations } = await openWatched(browser)
-  await page.goto(`${url}/`)
-  await hydrated({ page, problems })
+  const { page, problems, cspViolations } = await visit(browser, url, { open: openWatched })
 
   await page.evaluate(() => {
     for (const n of [1, 2, 3, 4]) window.__toast?.message(`Toast ${n}`)
@@ -191,9 +170,7 @@ t.test('a toast closes by itself after about 4 s', async (t) => {
   const browser = await launchBrowser(t)
   if (!browser) return
   const { url } = await listenWithFlash(t)
-  const { page, problems } = await openWatched(browser)
-  await page.goto(`${url}/`)
-  await hydrated({ page, problems })
+  const { page, problems } = await visit(browser, url, { open: openWatched })
 
   await page.evaluate(() => window.__toast?.error('Goes away', { description: 'After four seconds.' }))
   const toast = page.locator('[data-sonner-toast]', { hasText: 'Goes away' })
@@ -218,8 +195,7 @@ t.test('without JavaScript the message is in a visible status region', async (t)
   const browser = await launchBrowser(t)
   if (!browser) return
   const { url } = await listenWithFlash(t)
-  const { page, problems } = await openPage(browser, { javaScriptEnabled: false })
-  await page.goto(`${url}/test/flash`)
+  const { page, problems } = await visit(browser, url, { javaScriptEnabled: false, path: '/test/flash' })
 
   const region = page.getByRole('status')
   t.ok(await region.isVisible(), 'the status region is visible')

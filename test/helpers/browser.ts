@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type ConsoleMessage, type Page } from 'playwright-core'
 import type { Test } from 'tap'
+import { THEME_COOKIE_NAME, type Theme } from '../../src/shared/theme.js'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -60,4 +61,41 @@ export async function openPage (browser: Browser, options: BrowserContextOptions
   })
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`))
   return { context, page, problems, messages }
+}
+
+/** Waits for hydration; when it never comes, says what the console saw (a missing bundle, an error). */
+export async function waitForHydration ({ page, problems }: Pick<WatchedPage, 'page' | 'problems'>): Promise<void> {
+  try {
+    await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 10_000 })
+  } catch (error) {
+    throw new Error(`the page did not hydrate; the console saw: ${problems.join(' | ') || 'nothing'}`, { cause: error })
+  }
+}
+
+/** Opens a page in a fresh context, as openPage does (or a variant of it that records more). */
+export type PageOpener<W extends WatchedPage> = (browser: Browser, options: BrowserContextOptions) => Promise<W>
+
+export interface VisitOptions<W extends WatchedPage = WatchedPage> extends BrowserContextOptions {
+  /** A preference the visitor saved before (the theme cookie); none by default. */
+  savedTheme?: Theme
+  /** Where the visit starts; `/` by default. */
+  path?: string
+  /** openPage by default; e.g. openThemePage to record the theme from the first frame. */
+  open?: PageOpener<W>
+}
+
+/**
+ * The start of most browser tests: a fresh page as a visitor who saved
+ * `savedTheme` (if any), at `path` of the app, hydrated. Without JavaScript
+ * there is no hydration to wait for: the page is returned once loaded.
+ */
+export async function visit<W extends WatchedPage> (browser: Browser, appUrl: string, options: VisitOptions<W> & { open: PageOpener<W> }): Promise<W>
+export async function visit (browser: Browser, appUrl: string, options?: VisitOptions): Promise<WatchedPage>
+export async function visit (browser: Browser, appUrl: string, options: VisitOptions = {}): Promise<WatchedPage> {
+  const { savedTheme, path = '/', open = openPage, ...contextOptions } = options
+  const watched = await open(browser, contextOptions)
+  if (savedTheme) await watched.context.addCookies([{ name: THEME_COOKIE_NAME, value: savedTheme, url: appUrl }])
+  await watched.page.goto(`${appUrl}${path}`)
+  if (contextOptions.javaScriptEnabled !== false) await waitForHydration(watched)
+  return watched
 }

@@ -1,0 +1,191 @@
+import type { Output } from '@mdn/mdn-http-observatory/src/types.js'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import t from 'tap'
+import { FLASH_TOAST_COOKIE, setFlashToast } from '../../src/server/flash-toast.js'
+import { THEME_COOKIE } from '../../src/server/theme-cookie.js'
+import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
+import { build } from '../helpers/app.js'
+import { loadObservatory, PUBLIC_HOST, PUBLIC_ORIGIN, retrieveFromApp, saveCookies } from '../helpers/observatory.js'
+
+/**
+ * Issue 6: the security headers, graded by the MDN HTTP Observatory's own
+ * tests and grader (test/helpers/observatory.ts), then checked one by one on
+ * every kind of response: the document, the 404 document, the health check
+ * and static files.
+ */
+
+/**
+ * What each of the observatory's tests must find on the production front
+ * page. Exact results, not just passes: a CSP that slid from "no unsafe" to
+ * "unsafe-inline in style-src only" still passes but is a regression.
+ */
+const EXPECTED_RESULTS = {
+  'content-security-policy': 'csp-implemented-with-no-unsafe',
+  // The front page sets no cookie; the cookies the app does set are graded below.
+  cookies: 'cookies-not-found',
+  // No Access-Control-Allow-Origin anywhere: other origins cannot read our responses.
+  'cross-origin-resource-sharing': 'cross-origin-resource-sharing-not-implemented',
+  redirection: 'redirection-not-needed-no-http',
+  'referrer-policy': 'referrer-policy-private',
+  // Not `hsts-preloaded`: that needs the real domain on Chromium's list, a deployment matter.
+  'strict-transport-security': 'hsts-implemented-max-age-at-least-six-months',
+  // Every script is ours, same origin: integrity attributes would add nothing.
+  'subresource-integrity': 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin',
+  'x-content-type-options': 'x-content-type-options-nosniff',
+  'x-frame-options': 'x-frame-options-implemented-via-csp',
+  'cross-origin-resource-policy': 'corp-implemented-with-same-origin'
+}
+
+/**
+ * Tests that are not the app's to pass, with the reason. The observatory
+ * counts them as passed; they prove nothing about the app.
+ */
+const NOT_APPLICABLE: Record<string, string> = {
+  redirection: 'plain HTTP (port 80) and its redirect to HTTPS are served by the TLS-terminating proxy, never by the app'
+}
+
+/** 100, +5 CSP without unsafe sources, +5 private referrer policy, +5 frame-ancestors, +10 CORP same-origin. */
+const EXPECTED_SCORE = 125
+
+/** Production with the tracker on widens connect-src and worker-src: graded too. */
+const PRODUCTION: Record<string, { env: Record<string, string>, connectSrc: string[] }> = {
+  'tracker off': { env: { NODE_ENV: 'production' }, connectSrc: ["'self'"] },
+  'tracker on': {
+    env: { NODE_ENV: 'production', OPENREPLAY_PROJECT_KEY: 'observatory-project', OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest' },
+    connectSrc: ["'self'", 'https://openreplay.example.com']
+  }
+}
+
+const testName = (output: Output) => (output.constructor as { name: string }).name
+const described = (output: Output) => `${testName(output)}: ${output.result}`
+const failures = (outputs: Output[]) => outputs.filter((output) => !output.pass && !(testName(output) in NOT_APPLICABLE)).map(described)
+
+for (const [name, { env, connectSrc }] of Object.entries(PRODUCTION)) {
+  t.test(`production (${name}), as served over HTTPS: the observatory grades it A+ and every applicable test passes`, async (t) => {
+    const { app } = await build(t, { env })
+    const observatory = await loadObservatory(t)
+    const { scan, tests } = await observatory.scan(await retrieveFromApp(app))
+    const outputs = Object.values(tests)
+    t.comment(`grade ${scan.grade}, score ${scan.score}\n${outputs.map(described).join('\n')}`)
+
+    t.same(directives(scan.responseHeaders['content-security-policy']).get('connect-src'), connectSrc, `graded with the tracker ${name.split(' ')[1]}`)
+    t.equal(scan.grade, 'A+', 'grade')
+    t.equal(scan.score, EXPECTED_SCORE, 'score')
+    t.same(Object.fromEntries(outputs.map((output) => [testName(output), output.result])), EXPECTED_RESULTS, 'each test finds what it should')
+    t.same(failures(outputs), [], 'every applicable test passes')
+    t.equal(scan.testsFailed, 0)
+  })
+}
+
+t.test('the observatory\'s tests also pass on the 404 document, the health check and static files', async (t) => {
+  const { app } = await build(t, { env: PRODUCTION['tracker off']!.env })
+  const observatory = await loadObservatory(t)
+  const stylesheet = await stylesheetPath(app)
+  for (const path of ['/no-such-page', '/resources/healthcheck', stylesheet, '/favicon.svg']) {
+    const requests = await retrieveFromApp(app, path)
+    t.same(failures(observatory.runAllTests(requests)), [], `every applicable test passes on ${path} (${requests.responses.auto?.status})`)
+  }
+})
+
+t.test('the cookies the app sets pass the observatory\'s cookie test, with SameSite', async (t) => {
+  const { app } = await build(t, {
+    env: PRODUCTION['tracker off']!.env,
+    // A form action's flash toast, set as production routes set it.
+    routes (app) {
+      app.get('/test/flash', async (request, reply) => {
+        setFlashToast(reply, { description: 'Saved.' }, { secure: request.server.shell.env.NODE_ENV === 'production' })
+        return reply.redirect('/', 303)
+      })
+    }
+  })
+  const observatory = await loadObservatory(t)
+  const requests = await retrieveFromApp(app)
+  const jar = requests.session!.jar
+  const proxied = { host: PUBLIC_HOST, 'x-forwarded-proto': 'https' }
+  const themeSwitch = new URL(THEME_SWITCH_PATH, PUBLIC_ORIGIN)
+  saveCookies(jar, await app.inject({
+    method: 'POST',
+    url: themeSwitch.pathname,
+    headers: { ...proxied, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    payload: 'theme=dark'
+  }), themeSwitch)
+  const flash = new URL('/test/flash', PUBLIC_ORIGIN)
+  saveCookies(jar, await app.inject({ url: flash.pathname, headers: proxied }), flash)
+  t.same(jar.getCookiesSync(PUBLIC_ORIGIN).map((cookie) => cookie.key).sort(), [THEME_COOKIE, FLASH_TOAST_COOKIE].sort(), 'the session holds both cookies')
+
+  const result = observatory.cookiesTest(requests)
+  t.equal(result.result, 'cookies-secure-with-httponly-sessions-and-samesite', JSON.stringify(result.data))
+  t.ok(result.pass)
+})
+
+/** The directives of a Content-Security-Policy header, by name. */
+function directives (header: unknown): Map<string, string[]> {
+  if (typeof header !== 'string') throw new Error(`no Content-Security-Policy header (got ${String(header)})`)
+  return new Map(header.split(';').map((directive) => directive.trim().split(/\s+/)).filter(([name]) => name).map(([name = '', ...sources]) => [name, sources]))
+}
+
+/** The nonce of a source list, or undefined; 128 bits at least (32 hex digits). */
+function nonceOf (sources: string[] | undefined): string | undefined {
+  return sources?.map((source) => /^'nonce-([0-9a-f]{32,})'$/.exec(source)?.[1]).find(Boolean)
+}
+
+async function stylesheetPath (app: FastifyInstance): Promise<string> {
+  const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
+  const href = /<link rel="stylesheet" href="([^"]+)"/.exec(page.body)?.[1]
+  if (!href) throw new Error('the document links no stylesheet')
+  return href
+}
+
+const HSTS = 'max-age=63072000; includeSubDomains; preload'
+
+for (const mode of ['production', 'development', 'test']) {
+  t.test(`${mode}: the headers on the document, the 404 document, the health check and static files`, async (t) => {
+    const production = mode === 'production'
+    const { app } = await build(t, { env: { NODE_ENV: mode } })
+    const responses: Record<string, LightMyRequestResponse> = {}
+    for (const [kind, url] of Object.entries({
+      document: '/',
+      'another document': '/',
+      '404 document': '/no-such-page',
+      'health check': '/resources/healthcheck',
+      stylesheet: await stylesheetPath(app),
+      'static file': '/favicon.svg'
+    })) {
+      responses[kind] = await app.inject({ url, headers: { accept: 'text/html' } })
+    }
+    t.equal(responses['404 document']?.statusCode, 404)
+
+    const scriptNonces: string[] = []
+    for (const [kind, response] of Object.entries(responses)) {
+      await t.test(kind, async (t) => {
+        const csp = directives(response.headers['content-security-policy'])
+        t.same(csp.get('object-src'), ["'none'"], 'object-src \'none\': no plugins')
+        t.same(csp.get('base-uri'), ["'none'"], 'base-uri \'none\': no <base> to redirect relative URLs')
+        t.same(csp.get('frame-ancestors'), ["'none'"], 'frame-ancestors \'none\': no framing')
+        t.same(csp.get('form-action'), ["'self'"])
+        for (const directive of ['script-src', 'style-src']) {
+          const sources = csp.get(directive) ?? []
+          t.ok(nonceOf(sources), `${directive} is nonce-based: ${sources.join(' ')}`)
+          t.notOk(sources.some((source) => ["'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'", '*', 'data:', 'http:', 'https:'].includes(source)), `${directive} allows nothing unsafe`)
+        }
+        scriptNonces.push(nonceOf(csp.get('script-src'))!)
+        t.equal(csp.has('upgrade-insecure-requests'), production, 'upgrade-insecure-requests in production only')
+
+        t.equal(response.headers['x-content-type-options'], 'nosniff')
+        t.equal(response.headers['referrer-policy'], 'strict-origin-when-cross-origin')
+        t.equal(response.headers['cross-origin-opener-policy'], 'same-origin')
+        t.equal(response.headers['cross-origin-resource-policy'], 'same-origin')
+        t.equal(response.headers['x-frame-options'], 'DENY', 'for browsers without frame-ancestors, the same answer')
+        t.equal(response.headers['strict-transport-security'], production ? HSTS : undefined, production ? 'HSTS, two years, preload-ready' : 'no HSTS outside production: it would pin a developer\'s localhost to HTTPS')
+
+        if (kind.endsWith('document')) {
+          t.match(response.headers['content-type'], /^text\/html/)
+          const scripts = [...response.body.matchAll(/<script\b([^>]*)>/g)].map(([, attributes = '']) => /\snonce="([^"]*)"/.exec(attributes)?.[1])
+          t.ok(scripts.length >= 2, `the inline page data and the entry module at least (${scripts.length} scripts)`)
+          t.same(scripts.filter((nonce) => nonce !== nonceOf(csp.get('script-src'))), [], 'every <script> carries this response\'s nonce')
+        }
+      })
+    }
+    t.equal(new Set(scriptNonces).size, scriptNonces.length, 'a fresh nonce for every response')
+  })
+}

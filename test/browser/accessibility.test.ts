@@ -1,0 +1,141 @@
+import type { AxeResults, Result } from 'axe-core'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { setFlashToast } from '../../src/server/flash-toast.js'
+import type { Theme } from '../../src/shared/theme.js'
+import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
+import { launchBrowser, visit, waitForHydration, type WatchedPage } from '../helpers/browser.js'
+import { listen } from '../helpers/server.js'
+
+/**
+ * Issue 6: axe-core in Chromium on every document the shell renders by
+ * itself (home, 404, 400) and on a page showing a toast, in both themes, as
+ * visitors see them (hydrated). Every rule axe runs by default (WCAG 2.0,
+ * 2.1 and 2.2 A and AA, colour contrast included, and axe's best practices)
+ * plus the WCAG A and AA rules it leaves off as experimental. Zero
+ * violations, and no contrast check left undecided ("incomplete"): an
+ * undecided check would let a contrast regression through unseen.
+ */
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']
+
+declare global {
+  interface Window {
+    axe?: typeof import('axe-core')
+  }
+}
+
+/**
+ * Runs axe in the page. Evaluated through the DevTools protocol, which the
+ * page's CSP does not govern: the page keeps its policy, and a <script>
+ * tag for axe would be refused (it carries no nonce).
+ */
+async function audit (page: Page): Promise<{ results: AxeResults, wcagRules: string[] }> {
+  await page.evaluate(AXE_SOURCE)
+  return page.evaluate(async (tags) => {
+    const axe = window.axe!
+    // Deprecated rules are on their way out of axe; experimental WCAG rules are off by default and turned on here.
+    const wcagRules = axe.getRules(tags).filter((rule) => !rule.tags.includes('deprecated')).map((rule) => rule.ruleId)
+    const results = await axe.run(document, { rules: Object.fromEntries(wcagRules.map((rule) => [rule, { enabled: true }])) })
+    return { results, wcagRules }
+  }, WCAG_AA_TAGS)
+}
+
+/** One line per failing element: rule, impact, what axe says, where. */
+function readable (results: Result[]): string[] {
+  return results.flatMap((result) => result.nodes.map((node) =>
+    `${result.id} (${result.impact ?? 'undecided'}): ${node.failureSummary?.replace(/\s+/g, ' ') ?? result.help} at ${node.target.join(' ')}`
+  ))
+}
+
+/** The 400 document, as a browser reaches it: a form posted with a theme the server refuses. */
+async function postBadThemeSwitch (t: Test, watched: WatchedPage): Promise<void> {
+  const { page } = watched
+  const [response] = await Promise.all([
+    page.waitForResponse((response) => response.request().isNavigationRequest() && new URL(response.url()).pathname === THEME_SWITCH_PATH),
+    page.evaluate((action) => {
+      const form = Object.assign(document.createElement('form'), { method: 'post', action })
+      form.append(Object.assign(document.createElement('input'), { name: 'theme', value: 'sepia' }))
+      document.body.append(form)
+      form.submit()
+    }, THEME_SWITCH_PATH)
+  ])
+  t.equal(response.status(), 400)
+  await waitForHydration(watched)
+}
+
+const FLASH_TOAST = { type: 'success', title: 'Saved', description: 'Your note was saved.' } as const
+
+/** A toast in view, held there as a reader holds it (pointer over it: sonner pauses its timer), its transitions over. */
+async function holdToast (t: Test, { page }: WatchedPage): Promise<void> {
+  const toast = page.locator('[data-sonner-toast]', { hasText: FLASH_TOAST.description })
+  await toast.hover()
+  await page.waitForFunction(() => {
+    const element = document.querySelector('[data-sonner-toast]')
+    return element instanceof HTMLElement && element.dataset.mounted === 'true' && element.dataset.expanded === 'true' &&
+      element.getAnimations({ subtree: true }).length === 0
+  })
+  t.ok(await toast.isVisible(), 'the toast is in view')
+}
+
+interface AuditedDocument {
+  name: string
+  /** Where the visit starts. */
+  path: string
+  /** Its <h1>: proof that the document audited is the one meant. */
+  heading: string
+  /** What brings the page from `path` to the state audited. */
+  then?: (t: Test, watched: WatchedPage) => Promise<void>
+  /** What Chromium logs for a document that is not a 200. */
+  consoleError?: string
+}
+
+const statusLine = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
+
+const DOCUMENTS: AuditedDocument[] = [
+  { name: 'the home page', path: '/', heading: 'Agent Stack' },
+  { name: 'the 404 page', path: '/no-such-page', heading: 'Page not found', consoleError: statusLine(404, 'Not Found') },
+  { name: 'the 400 page', path: '/', heading: 'That request could not be processed', then: postBadThemeSwitch, consoleError: statusLine(400, 'Bad Request') },
+  { name: 'a page showing a toast', path: '/test/flash', heading: 'Agent Stack', then: holdToast }
+]
+
+t.test('no accessibility violations on the shell\'s documents, in either theme', async (t) => {
+  const browser = await launchBrowser(t)
+  if (!browser) return
+  const { url } = await listen(t, {
+    routes (app) {
+      // As a form action does: a flash toast, then a redirect to the page that shows it.
+      app.get('/test/flash', async (_request, reply) => {
+        setFlashToast(reply, FLASH_TOAST, { secure: false })
+        return reply.redirect('/', 303)
+      })
+    }
+  })
+
+  for (const audited of DOCUMENTS) {
+    for (const theme of ['light', 'dark'] as const satisfies readonly Theme[]) {
+      await t.test(`${audited.name}, ${theme} theme`, async (t) => {
+        const watched = await visit(browser, url, { path: audited.path, savedTheme: theme })
+        const { page, problems, context } = watched
+        t.teardown(() => context.close())
+        await audited.then?.(t, watched)
+        // Proof that what is audited is what was meant: the document and its theme.
+        t.equal(await page.locator('h1').textContent(), audited.heading)
+        t.equal(await page.evaluate(() => document.documentElement.className), theme, `painted ${theme}`)
+
+        const { results, wcagRules } = await audit(page)
+        t.same(readable(results.violations), [], `no violation of axe ${results.testEngine.version}'s rules`)
+        t.same(readable(results.incomplete.filter((result) => result.id === 'color-contrast')), [], 'every contrast check decided')
+        const contrast = results.passes.find((result) => result.id === 'color-contrast')
+        t.comment(`contrast ratios: ${contrast?.nodes.map((node) => `${node.target.join(' ')} ${(node.any[0]?.data as { contrastRatio?: number } | undefined)?.contrastRatio}:1`).join(', ')}`)
+        t.ok(contrast && contrast.nodes.length > 0, `contrast was checked (${contrast?.nodes.length ?? 0} elements)`)
+        const ran = new Set([...results.passes, ...results.violations, ...results.incomplete, ...results.inapplicable].map((result) => result.id))
+        t.same(wcagRules.filter((rule) => !ran.has(rule)), [], `every WCAG 2.0 and 2.1 A and AA rule ran (${wcagRules.length})`)
+        t.same(problems.filter((problem) => problem !== audited.consoleError), [], 'no console error or warning')
+      })
+    }
+  }
+})
