@@ -1,6 +1,19 @@
-import helmet from '@fastify/helmet'
+import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
+import helmet from 'helmet'
+import type { ServerResponse } from 'node:http'
 import type { Env } from '../env.js'
+import { createNonce } from '../nonce.js'
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** This response's CSP nonce: inline scripts carry it, the policy allows only them. */
+    cspNonce: { script: string }
+  }
+}
+
+const NONCE = Symbol('cspNonce')
+type NoncedResponse = ServerResponse & { [NONCE]?: string }
 
 /**
  * The tracker's default ingest origin, used when no self-hosted ingest point
@@ -15,18 +28,23 @@ export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string
 
 /**
  * Security headers on every response and an enforced Content-Security-Policy
- * whose script and style nonces are fresh for each request (reply.cspNonce).
+ * whose script nonce is fresh for each request (reply.cspNonce).
+ *
+ * helmet sets the headers; @fastify/helmet is not used because it builds a
+ * new helmet, parsing and validating every directive, on every request,
+ * which cost more than serving a cached page. Here helmet is built once and
+ * only the nonce is computed per response.
  */
 export const security = fp<{ env: Env }>(async (app, { env }) => {
   const production = env.NODE_ENV === 'production'
   const tracking = Boolean(env.OPENREPLAY_PROJECT_KEY)
-  await app.register(helmet, {
-    enableCSPNonces: true,
+  const setHeaders = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        scriptSrc: ["'self'", (_request, response) => `'nonce-${(response as NoncedResponse)[NONCE]}'`],
+        // No inline styles at all: sonner's injected stylesheet is turned off at build time.
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'"],
@@ -51,5 +69,13 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
     crossOriginResourcePolicy: { policy: 'same-origin' },
     crossOriginOpenerPolicy: { policy: 'same-origin' },
     crossOriginEmbedderPolicy: false
+  })
+
+  app.decorateReply<FastifyReply['cspNonce'] | null>('cspNonce', null)
+  app.addHook('onRequest', (request, reply, done) => {
+    const script = createNonce()
+    reply.cspNonce = { script }
+    ;(reply.raw as NoncedResponse)[NONCE] = script
+    setHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined))
   })
 }, { name: 'security', fastify: '5.x' })
