@@ -69,7 +69,7 @@ export class RenderCache {
   readonly #maxKeyChars: number
   #chars = 0
 
-  constructor ({ maxChars = 16 * 1024 * 1024, maxKeyChars = 16 * 1024 }: RenderCacheOptions = {}) {
+  constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024 }: RenderCacheOptions = {}) {
     this.#maxChars = maxChars
     this.#maxKeyChars = maxKeyChars
   }

@@ -4,6 +4,7 @@ import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import type { PageData } from '../shared/page-data.js'
 import { serializeForScript } from '../shared/serialize.js'
 import { Document } from '../ui/document.js'
+import type { Shell } from './app.js'
 import { fillTemplate, toTemplate, type Fillings } from './render-cache.js'
 
 export interface RenderOptions {
@@ -22,12 +23,17 @@ export function bootstrapScript (data: PageData): string {
 /**
  * What a document is rendered from, as a render cache key; null for data that
  * will not repeat. A flash toast carries a fresh id and is shown once, so
- * such a page is always rendered. The honeypot token is left out: it is one
- * of the values filled in per response.
+ * such a page is always rendered. The environment, the asset tags and the
+ * honeypot's field names are the shell's own, the same for every page while
+ * the cache lives (it lives on the shell), so only the request info and the
+ * page make the key; data that brings its own is not cached.
  */
-export function renderCacheKey (data: PageData): string | null {
+export function renderCacheKey (data: PageData, shell: Pick<Shell, 'publicEnv' | 'assets' | 'honeypot'>): string | null {
   if (data.toast) return null
-  return JSON.stringify({ ...data, honeyProps: { ...data.honeyProps, encryptedValidFrom: '' } })
+  const { honeyProps } = data
+  const shellsOwn = data.env === shell.publicEnv && data.assets === shell.assets &&
+    honeyProps.nameFieldName === shell.honeypot.nameFieldName && honeyProps.validFromFieldName === shell.honeypot.validFromFieldName
+  return shellsOwn ? JSON.stringify([data.requestInfo, data.page]) : null
 }
 
 /**
@@ -36,8 +42,9 @@ export function renderCacheKey (data: PageData): string | null {
  * kept for next time.
  */
 export function renderDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions): Promise<FastifyReply> {
-  const { renderCache } = request.server.shell
-  const key = renderCacheKey(data)
+  const { shell } = request.server
+  const { renderCache } = shell
+  const key = renderCacheKey(data, shell)
   const fillings: Fillings = { nonce: reply.cspNonce.script, honeypotToken: data.honeyProps.encryptedValidFrom }
   const template = key === null ? undefined : renderCache.get(key)
   if (template) {
