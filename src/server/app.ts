@@ -15,6 +15,7 @@ import { compression } from './plugins/compression.js'
 import { gracefulClose } from './plugins/graceful-close.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import { security } from './plugins/security.js'
+import { RenderCache } from './render-cache.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { healthcheckRoutes } from './routes/healthcheck.js'
 import { pageRoutes } from './routes/pages.js'
@@ -47,6 +48,8 @@ export interface Shell {
   honeypot: Honeypot
   /** The page table the routes serve and the document renders from. */
   pages: readonly PageDefinition[]
+  /** Documents already rendered, keyed by their page data (render-cache.ts). */
+  renderCache: RenderCache
 }
 
 declare module 'fastify' {
@@ -79,7 +82,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     publicEnv: publicEnv(env),
     assets: loadAssetManifest(join(distDir, 'manifest.json')),
     honeypot: new Honeypot({ ...options.honeypot, secret: env.HONEYPOT_SECRET }),
-    pages: options.pages ?? PAGES
+    pages: options.pages ?? PAGES,
+    renderCache: new RenderCache()
   }
   app.decorate('shell', shell)
 

@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { PassThrough } from 'node:stream'
+import { Transform } from 'node:stream'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import type { PageData } from '../shared/page-data.js'
 import { serializeForScript } from '../shared/serialize.js'
 import { Document } from '../ui/document.js'
+import type { Shell } from './app.js'
+import { fillTemplate, toTemplate, type Fillings } from './render-cache.js'
 
 export interface RenderOptions {
   status: number
@@ -19,23 +21,72 @@ export function bootstrapScript (data: PageData): string {
 }
 
 /**
+ * What a document is rendered from, as a render cache key; null for data that
+ * will not repeat. A flash toast carries a fresh id and is shown once, so
+ * such a page is always rendered. The environment, the asset tags and the
+ * honeypot's field names are the shell's own, the same for every page while
+ * the cache lives (it lives on the shell), so only the request info and the
+ * page make the key; data that brings its own is not cached.
+ */
+export function renderCacheKey (data: PageData, shell: Pick<Shell, 'publicEnv' | 'assets' | 'honeypot'>): string | null {
+  if (data.toast) return null
+  const { honeyProps } = data
+  const shellsOwn = data.env === shell.publicEnv && data.assets === shell.assets &&
+    honeyProps.nameFieldName === shell.honeypot.nameFieldName && honeyProps.validFromFieldName === shell.honeypot.validFromFieldName
+  return shellsOwn ? JSON.stringify([data.requestInfo, data.page]) : null
+}
+
+/**
+ * Sends <Document> for `data`: from the render cache when the same data has
+ * been rendered before, else streamed and, when it rendered without an error,
+ * kept for next time.
+ */
+export function renderDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions): Promise<FastifyReply> {
+  const { shell } = request.server
+  const { renderCache } = shell
+  const key = renderCacheKey(data, shell)
+  const fillings: Fillings = { nonce: reply.cspNonce.script, honeypotToken: data.honeyProps.encryptedValidFrom }
+  const template = key === null ? undefined : renderCache.get(key)
+  if (template) {
+    const html = fillTemplate(template, fillings)
+    return new Promise((resolve) => resolve(reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(html)))
+  }
+  return streamDocument(request, reply, data, options, (html) => {
+    if (key !== null) renderCache.set(key, toTemplate(html, fillings))
+  })
+}
+
+/**
  * Streams <Document> to the reply. The stream is handed to reply.send() so
  * Fastify's hooks (cookies, security headers, compression) still apply
  * (fastify/fastify#2372). Every callback of renderToPipeableStream is handled
  * here: the shell failing becomes the 500 error document, a client leaving
  * or a render hanging aborts it, and the timer and listener are released when
- * the response ends.
+ * the response ends. A document that streamed to its end without an error is
+ * passed to `rendered`.
  */
-export function renderDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions): Promise<FastifyReply> {
+function streamDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions, rendered: (html: string) => void): Promise<FastifyReply> {
   const nonce = reply.cspNonce.script
   return new Promise((resolve) => {
     let sent = false
     let failedAfterShell = false
-    const body = new PassThrough()
+    // Only a document that rendered whole, with no error and no abort, is worth keeping.
+    let whole = true
+    const chunks: Buffer[] = []
+    const body = new Transform({
+      transform (chunk: Buffer, _encoding, done) {
+        chunks.push(chunk)
+        done(null, chunk)
+      },
+      flush (done) {
+        if (whole) rendered(Buffer.concat(chunks).toString('utf8'))
+        done()
+      }
+    })
     let timer: NodeJS.Timeout | undefined
     let released = false
     const onClose = () => {
-      if (!reply.raw.writableFinished) abort(new Error('the client disconnected'))
+      if (!reply.raw.writableFinished) stop(new Error('the client disconnected'))
       release()
     }
     function release () {
@@ -58,18 +109,25 @@ export function renderDocument (request: FastifyRequest, reply: FastifyReply, da
         // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
         if (sent) return
         sent = true
+        whole = false
         release()
         request.log.error({ err: error }, 'the document shell failed to render')
         resolve(sendErrorDocument(reply, data))
       },
       onError (error) {
         failedAfterShell = true
+        whole = false
         request.log.error({ err: error }, 'rendering failed')
       }
     })
 
+    function stop (reason: Error) {
+      whole = false
+      abort(reason)
+    }
+
     if (!released) {
-      timer = setTimeout(() => abort(new Error(`render timed out after ${options.timeoutMs} ms`)), options.timeoutMs)
+      timer = setTimeout(() => stop(new Error(`render timed out after ${options.timeoutMs} ms`)), options.timeoutMs)
       reply.raw.once('close', onClose)
     }
 

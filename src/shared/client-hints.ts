@@ -48,21 +48,30 @@ export function parseColorSchemeHeader (value: unknown): Theme | null {
 const MAX_TIME_ZONE_LENGTH = 64
 const TIME_ZONE_CHARACTERS = /^[A-Za-z0-9_+\-/]+$/
 
+/** Zones already accepted. Intl accepts any letter case, so the set is capped: variants must not grow it without bound. */
+const knownTimeZones = new Set<string>()
+const MAX_KNOWN_TIME_ZONES = 1000
+
 /**
  * The time zone if this runtime's Intl knows it, else null. Chrome can report
  * `Etc/Unknown`, and a cookie can hold anything; Intl throws RangeError on
  * zones it does not know. Intl.supportedValuesOf('timeZone') is no substitute:
  * it omits `UTC` and the aliases browsers report (`Asia/Calcutta`, `US/Eastern`).
+ * Constructing a DateTimeFormat costs more than rendering much of a page, so
+ * accepted zones are remembered; refused ones are not, since anyone can send
+ * endless new ones.
  */
 export function validTimeZone (value: unknown): string | null {
   if (typeof value !== 'string' || value.length > MAX_TIME_ZONE_LENGTH || !TIME_ZONE_CHARACTERS.test(value)) return null
+  if (knownTimeZones.has(value)) return value
   try {
     // Constructing is the validation.
     void new Intl.DateTimeFormat('en', { timeZone: value })
-    return value
   } catch {
     return null
   }
+  if (knownTimeZones.size < MAX_KNOWN_TIME_ZONES) knownTimeZones.add(value)
+  return value
 }
 
 export interface HintInputs {

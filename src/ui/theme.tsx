@@ -52,7 +52,13 @@ function subscribeToColorScheme (onChange: () => void): () => void {
 /** The saved preference as the cookie says now (another tab or a restored page may be behind it). */
 function readSavedPreference (): ThemePreference {
   const match = document.cookie.split('; ').find((entry) => entry.startsWith(`${THEME_COOKIE_NAME}=`))
-  const value = match?.slice(THEME_COOKIE_NAME.length + 1)
+  // Decoded as the server and the check script decode it, or the three could disagree on `d%61rk`.
+  let value: string | undefined
+  try {
+    value = match === undefined ? undefined : decodeURIComponent(match.slice(THEME_COOKIE_NAME.length + 1))
+  } catch {
+    value = undefined
+  }
   return isThemePreference(value) ? value : 'system'
 }
 

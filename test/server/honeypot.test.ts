@@ -34,15 +34,23 @@ function assertRefused (t: Pick<typeof tap, 'type' | 'equal' | 'fail'>, fn: () =
   t.fail(`expected ${code}, but the check passed`)
 }
 
-tap.test('input props: default names and an opaque, fresh value each call', async t => {
-  const { honeypot } = build()
+tap.test('input props: default names and an opaque value, shared for a second and then fresh', async t => {
+  const { honeypot, clock } = build()
   const a = honeypot.getInputProps()
-  const b = honeypot.getInputProps()
   t.equal(a.nameFieldName, 'name__confirm')
   t.equal(a.validFromFieldName, 'from__confirm')
   t.match(a.encryptedValidFrom, /^[A-Za-z0-9_-]+$/, 'base64url')
   t.notOk(a.encryptedValidFrom.includes(String(T0)), 'the timestamp is not readable')
-  t.not(a.encryptedValidFrom, b.encryptedValidFrom, 'random IV per call')
+  clock.now += 999
+  t.equal(honeypot.getInputProps().encryptedValidFrom, a.encryptedValidFrom, 'pages rendered within the second share one token')
+  clock.now += 1
+  const b = honeypot.getInputProps()
+  t.not(b.encryptedValidFrom, a.encryptedValidFrom, 'a new token once the second is over')
+  clock.now -= 5000
+  const c = honeypot.getInputProps()
+  t.not(c.encryptedValidFrom, b.encryptedValidFrom, 'a clock that went back gets a new token, not one from its future')
+  clock.now += 2000
+  t.doesNotThrow(() => honeypot.check({ name__confirm: '', from__confirm: c.encryptedValidFrom }), 'that token holds the time it was issued')
 })
 
 tap.test('custom field names are used for rendering and checking', async t => {

@@ -83,7 +83,7 @@ t.test('the Toaster sits inside <body> and no inline style attribute reaches the
   // style-src has no 'unsafe-inline': a style attribute in the markup would be refused and logged.
   t.notMatch(body, /<[^>]+\sstyle=/, 'no inline style attribute anywhere in the document')
   t.notMatch(body, /<style[\s>]/, 'no <style> element either')
-  t.match(page.headers['content-security-policy'], /style-src 'self' 'nonce-[^']+'(;|$)/, 'the CSP under test allows no inline style attributes')
+  t.match(page.headers['content-security-policy'], /style-src 'self'(;|$)/, 'the CSP under test allows no inline style attributes')
 })
 
 t.test('a hostile toast stays text: escaped in the status region and in the page data', async (t) => {

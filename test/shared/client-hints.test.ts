@@ -38,6 +38,19 @@ t.test('unknown, garbage and huge time zones are refused', async (t) => {
   for (const value of refused) t.equal(validTimeZone(value), null, JSON.stringify(value)?.slice(0, 40) ?? String(value))
 })
 
+t.test('time zones are remembered without changing the answers, whatever is thrown at them', async (t) => {
+  const zone = 'America/Argentina/Buenos_Aires'
+  // Intl ignores letter case, so variants of one zone are endless valid names.
+  for (let variant = 0; variant < 1500; variant++) {
+    const name = [...zone].map((character, index) => (variant >> (index % 11)) & 1 ? character.toUpperCase() : character.toLowerCase()).join('')
+    validTimeZone(name)
+  }
+  t.equal(validTimeZone('Asia/Tokyo'), 'Asia/Tokyo', 'a zone first seen after them is still accepted')
+  t.equal(validTimeZone('Asia/Tokyo'), 'Asia/Tokyo', 'and again')
+  t.equal(validTimeZone('Mars/Olympus'), null, 'an unknown zone is refused')
+  t.equal(validTimeZone('Mars/Olympus'), null, 'every time')
+})
+
 t.test('resolveHints: the live header beats the cookie, then the fallbacks', async (t) => {
   t.same(resolveHints({}), { hints: { theme: 'light', timeZone: 'UTC' }, sources: { theme: 'fallback', timeZone: 'fallback' } })
   t.same(resolveHints({ colorSchemeCookie: 'dark', timeZoneCookie: 'Europe/Paris' }),

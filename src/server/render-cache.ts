@@ -1,0 +1,110 @@
+/**
+ * Documents already rendered, keyed by what they were rendered from.
+ *
+ * React components are pure functions of their props, so the same page data
+ * renders the same HTML. Only two values in a document change per response:
+ * the CSP nonce and the honeypot's encrypted timestamp. A rendered document is
+ * kept as a template with those two values cut out, and later responses for
+ * the same data fill in their own. Both values are long and random (128 bits
+ * or more), so cutting on them cannot hit anything else in the page.
+ *
+ * Bounded by the bytes it holds, least recently used first out.
+ */
+
+/** The per-response values a template is filled with. */
+export interface Fillings {
+  nonce: string
+  honeypotToken: string
+}
+
+type Slot = keyof Fillings
+
+export interface Template {
+  /** Literal text around the slots: parts.length === slots.length + 1. */
+  parts: string[]
+  slots: Slot[]
+}
+
+/** Cuts the fillings out of a rendered document. */
+export function toTemplate (html: string, fillings: Fillings): Template {
+  const parts: string[] = []
+  const slots: Slot[] = []
+  const names = Object.keys(fillings) as Slot[]
+  let position = 0
+  for (;;) {
+    let next = -1
+    let slot: Slot | undefined
+    for (const name of names) {
+      const found = html.indexOf(fillings[name], position)
+      if (found !== -1 && (next === -1 || found < next)) {
+        next = found
+        slot = name
+      }
+    }
+    if (slot === undefined) break
+    parts.push(html.slice(position, next))
+    slots.push(slot)
+    position = next + fillings[slot].length
+  }
+  parts.push(html.slice(position))
+  return { parts, slots }
+}
+
+export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): string {
+  let html = parts[0] ?? ''
+  for (let index = 0; index < slots.length; index++) html += fillings[slots[index] as Slot] + parts[index + 1]
+  return html
+}
+
+export interface RenderCacheOptions {
+  /** Upper bound of the characters held, keys included. */
+  maxChars?: number
+  /** Data larger than this is rendered every time: it is unlikely to repeat and would crowd out what does. */
+  maxKeyChars?: number
+}
+
+export class RenderCache {
+  readonly #entries = new Map<string, { template: Template, chars: number }>()
+  readonly #maxChars: number
+  readonly #maxKeyChars: number
+  #chars = 0
+
+  constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024 }: RenderCacheOptions = {}) {
+    this.#maxChars = maxChars
+    this.#maxKeyChars = maxKeyChars
+  }
+
+  get size (): number {
+    return this.#entries.size
+  }
+
+  get (key: string): Template | undefined {
+    const entry = this.#entries.get(key)
+    if (!entry) return undefined
+    // Re-inserting moves it to the young end of the Map's insertion order.
+    this.#entries.delete(key)
+    this.#entries.set(key, entry)
+    return entry.template
+  }
+
+  set (key: string, template: Template): void {
+    if (key.length > this.#maxKeyChars) return
+    const chars = key.length + template.parts.reduce((sum, part) => sum + part.length, 0)
+    if (chars > this.#maxChars) return
+    this.#forget(key)
+    this.#entries.set(key, { template, chars })
+    this.#chars += chars
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#chars <= this.#maxChars) break
+      this.#entries.delete(oldest)
+      this.#chars -= entry.chars
+    }
+  }
+
+  #forget (key: string): void {
+    const entry = this.#entries.get(key)
+    if (!entry) return
+    this.#entries.delete(key)
+    this.#chars -= entry.chars
+  }
+}
