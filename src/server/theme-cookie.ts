@@ -24,9 +24,20 @@ export function readTheme (request: FastifyRequest): ThemePreference {
   return isThemePreference(value) ? value : 'system'
 }
 
+/** Set-Cookie values by preference and `secure`: six at most, serialized once rather than on every switch. */
+const serialized = new Map<string, string>()
+
 /** Saves the preference; `system` is the absence of one, so it clears the cookie. */
 export function writeTheme (reply: FastifyReply, theme: ThemePreference, options: ThemeCookieOptions): void {
-  // Cleared with the same Path (and attributes) it was set with, or the browser keeps the original.
-  if (theme === 'system') reply.clearCookie(THEME_COOKIE, attributes(options))
-  else reply.setCookie(THEME_COOKIE, theme, { ...attributes(options), maxAge: THEME_COOKIE_MAX_AGE })
+  const key = `${theme} ${options.secure}`
+  let header = serialized.get(key)
+  if (header === undefined) {
+    const { serializeCookie } = reply.server
+    // Cleared with the same Path (and attributes) it was set with, or the browser keeps the original.
+    header = theme === 'system'
+      ? serializeCookie(THEME_COOKIE, '', { ...attributes(options), expires: new Date(0) })
+      : serializeCookie(THEME_COOKIE, theme, { ...attributes(options), maxAge: THEME_COOKIE_MAX_AGE })
+    serialized.set(key, header)
+  }
+  reply.header('set-cookie', header)
 }

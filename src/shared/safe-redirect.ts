@@ -21,6 +21,11 @@ const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\\\u2028\u2029]/
 // (IDNA mapping, "smart" proxies) read as slashes (PayloadsAllTheThings,
 // Open Redirect, "Unicode normalization").
 const SLASH_LOOKALIKES = /[\u2044\u2215\u2216\u2571\u2572\u29F5\u29F8\u29F9\uFE68\uFF0F\uFF3C]/
+// The common case, a plain path (and query) of unreserved ASCII: nothing in it
+// decodes, normalizes, collapses or resolves, so it is its own answer and the
+// checks below would only confirm it. No dots (dot segments resolve), no `%`,
+// no empty segment (so no `//`), no empty query (the parser drops a bare `?`).
+const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~-]+(?:\/[A-Za-z0-9_~-]+)*\/?)?(?:\?[A-Za-z0-9_~.=&-]+)?$/
 
 /**
  * The path + query + hash that `input` names on this site, or `fallback`
@@ -32,6 +37,7 @@ export function safeRedirect (input: unknown, fallback = '/'): string {
   // Leading/trailing whitespace (including Unicode spaces) is stripped by
   // browsers, so what we check would not be what they follow.
   if (typeof input !== 'string' || input.length > MAX_LENGTH || input !== input.trim()) return fallback
+  if (PLAIN_PATH.test(input)) return input
   if (!isUnambiguousPath(input)) return fallback
   // Cannot throw: a path-absolute reference against a valid base always parses.
   const url = new URL(input, BASE_ORIGIN)

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import { safeRedirect } from '../../src/shared/safe-redirect.js'
 
@@ -204,4 +205,27 @@ t.test('long inputs are refused without being parsed', async (t) => {
 // like a malformed escape to a second decoding layer, so it is refused by design.
 t.test('a double-decoding ambiguity is refused', async (t) => {
   t.equal(safeRedirect('/search?q=100%25'), '/')
+})
+
+t.test('a plain path and query come back exactly as the URL parser reads them', async (t) => {
+  const unreserved = fc.constantFrom(...'abcXYZ019_~-')
+  const segment = fc.string({ unit: unreserved, minLength: 1, maxLength: 8 })
+  const plain = fc.tuple(
+    fc.array(segment, { maxLength: 5 }),
+    fc.boolean(),
+    fc.option(fc.string({ unit: fc.constantFrom(...'ab09_~.=&-'), minLength: 1, maxLength: 12 }), { nil: undefined })
+  ).map(([segments, trailingSlash, query]) =>
+    '/' + segments.join('/') + (trailingSlash && segments.length > 0 ? '/' : '') + (query === undefined ? '' : `?${query}`))
+  fc.assert(fc.property(plain, (input) => {
+    const parsed = new URL(input, SITE)
+    return safeRedirect(input) === input && input === parsed.pathname + parsed.search
+  }), { numRuns: 500 })
+  t.pass('500 plain paths')
+})
+
+t.test('a long almost-plain path goes through the full checks', async (t) => {
+  // A nested quantifier in the plain-path shortcut would backtrack exponentially here and hang the test.
+  const input = '/' + 'a'.repeat(60) + '/' + 'b'.repeat(60) + '!'
+  t.equal(safeRedirect(input), input)
+  t.equal(safeRedirect(input + '%'), '/', 'and is refused when it ends badly')
 })

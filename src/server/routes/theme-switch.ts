@@ -53,6 +53,9 @@ function wantsJson (request: FastifyRequest): boolean {
 export async function themeSwitchRoutes (app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(THEME_SWITCH_PATH, {
     bodyLimit: BODY_LIMIT,
+    // A redirect or a few bytes of JSON; only a refused form post gets a page,
+    // and the compression hooks are not worth their cost on every switch.
+    compress: false,
     schema: { body: ThemeSwitchBody },
     // TypeBox's own checker: Fastify's default Ajv coerces types, so `{"theme":["dark"]}`
     // and `redirectTo: 42` would pass as "dark" and "42" instead of being refused.
