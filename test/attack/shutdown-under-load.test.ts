@@ -26,6 +26,35 @@ interface Outcome {
   error?: string
 }
 
+/**
+ * Requests the large file on its own connection and stops reading after the
+ * first chunk, so its response is certain to be under way at the signal;
+ * reading resumes when `resume` settles.
+ */
+function sendPausedAfterFirstChunk (port: number, path: string, resume: Promise<unknown>): { started: Promise<void>, outcome: Promise<Outcome> } {
+  let started = () => {}
+  const startedPromise = new Promise<void>((resolve) => { started = resolve })
+  const id = 'paused-reader'
+  const outcome = new Promise<Outcome>((resolve) => {
+    const req = request({ agent: false, host: '127.0.0.1', port, path, headers: { 'x-request-id': id, accept: 'text/html' } }, (response) => {
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => {
+        if (chunks.push(chunk) === 1) {
+          response.pause()
+          started()
+          void resume.then(() => response.resume())
+        }
+      })
+      response.once('close', () => {
+        resolve({ id, path, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), complete: response.complete })
+      })
+    })
+    req.once('error', (error: NodeJS.ErrnoException) => resolve({ id, path, error: error.code ?? error.message }))
+    req.end()
+  })
+  return { started: startedPromise, outcome }
+}
+
 function send (agent: Agent, port: number, id: string, path: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const outcome: Outcome = { id, path }
@@ -88,9 +117,17 @@ t.test('SIGTERM under steady traffic: accepted requests complete, new connection
   })
 
   t.ok(await within(warm, 10_000, false), `traffic flowing: ${outcomes.length} responses before the signal`)
+  // Ordinary requests finish within a turn or two of the server's loop, so whether one is under way
+  // at the signal is luck; this one is certainly mid-response, and must still arrive whole.
+  let signalSent = () => {}
+  const afterSignal = new Promise<void>((resolve) => { signalSent = resolve })
+  const paused = sendPausedAfterFirstChunk(server.port, file.url, afterSignal.then(() => new Promise((resolve) => setTimeout(resolve, 200))))
+  t.ok(await within(paused.started.then(() => true), 5000, false), 'a response is under way')
 
   const signalled = Date.now()
   server.child.kill('SIGTERM')
+  signalSent()
+  outcomes.push(await paused.outcome)
   const exit = await within(server.exited, 10_000, null)
   t.same(exit, { code: 0, signal: null }, `the process exits 0 (after ${Date.now() - signalled} ms)`)
   t.ok(Date.now() - signalled < 5000, 'within 5 s, before close-with-grace would force an exit 1 at 10 s')

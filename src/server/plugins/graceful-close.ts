@@ -29,7 +29,14 @@ export const gracefulClose = fp(async (app) => {
     await nextTurn()
     await nextTurn()
   })
-  app.addHook('onSend', async (_request, reply) => { if (closing) reply.header('connection', 'close') })
+  // Callback hooks, not async ones: they run on every response, and a promise each is measurable.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
+  })
   // onResponse runs after Node has detached the finished response from its socket, so the socket counts as idle.
-  app.addHook('onResponse', async () => { if (closing) app.server.closeIdleConnections() })
+  app.addHook('onResponse', (_request, _reply, done) => {
+    if (closing) app.server.closeIdleConnections()
+    done()
+  })
 }, { name: 'graceful-close', fastify: '5.x' })

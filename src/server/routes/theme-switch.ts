@@ -61,14 +61,15 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
     // and `redirectTo: 42` would pass as "dark" and "42" instead of being refused.
     validatorCompiler: TypeBoxValidatorCompiler,
     schemaErrorFormatter: (errors) => clientError(400, 'FST_ERR_VALIDATION', validationMessage(errors)),
-    onRequest: async (request) => {
+    onRequest: (request, _reply, done) => {
       // Before the body is read: another site's form must change nothing (login CSRF's cousin).
       if (isCrossSite(request)) {
-        throw clientError(403, 'THEME_SWITCH_CROSS_SITE', 'This request came from another site, so the theme was not changed.')
+        done(clientError(403, 'THEME_SWITCH_CROSS_SITE', 'This request came from another site, so the theme was not changed.'))
+        return
       }
       // Whatever other parsers the app may gain, this route reads only these two.
       const type = mediaType(request)
-      if (!ACCEPTED_TYPES.has(type)) throw new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type || 'none')
+      done(ACCEPTED_TYPES.has(type) ? undefined : new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type || 'none'))
     }
   }, async (request, reply) => {
     const { theme, redirectTo } = request.body
