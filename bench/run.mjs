@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path'
 import { manifestPath, sizesOf } from '../build.mjs'
 import { freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, startApp, stopAll, VISITOR_COOKIES } from './harness.mjs'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const DURATION = Number(process.env.BENCH_DURATION ?? 5)
 const WARMUP = 2
 const CONNECTIONS = 16
