@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net'
+import { parseResponse } from './raw-http.js'
 
 export interface RawResponse {
   status: number
@@ -36,7 +37,8 @@ export function sendRaw (port: number, head: string, body?: Buffer, timeoutMs = 
     socket.once('close', () => {
       clearTimeout(timer)
       try {
-        resolve({ ...parseRawResponse(Buffer.concat(received)), cutOff })
+        const { status, headers, body } = parseResponse(Buffer.concat(received))
+        resolve({ status, headers, body: body.toString('utf8'), cutOff })
       } catch (error) {
         reject(error)
       }
@@ -63,34 +65,4 @@ function drainedOrClosed (socket: Socket): Promise<void> {
     }
     socket.on('drain', done).on('close', done)
   })
-}
-
-/** Status, headers (names in lower case) and body of one HTTP/1.1 response. */
-export function parseRawResponse (raw: Buffer): Omit<RawResponse, 'cutOff'> {
-  const end = raw.indexOf('\r\n\r\n')
-  if (end < 0) throw new Error(`not an HTTP response: ${JSON.stringify(raw.toString('latin1').slice(0, 200))}`)
-  const [statusLine = '', ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n')
-  const headers: Record<string, string> = {}
-  for (const line of lines) {
-    const colon = line.indexOf(':')
-    const name = line.slice(0, colon).trim().toLowerCase()
-    const value = line.slice(colon + 1).trim()
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value
-  }
-  const content = raw.subarray(end + 4)
-  const body = /chunked/i.test(headers['transfer-encoding'] ?? '') ? dechunk(content) : content
-  return { status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') }
-}
-
-function dechunk (content: Buffer): Buffer {
-  const parts: Buffer[] = []
-  let offset = 0
-  for (;;) {
-    const lineEnd = content.indexOf('\r\n', offset)
-    if (lineEnd < 0) throw new Error('a chunked body cut short')
-    const size = parseInt(content.subarray(offset, lineEnd).toString('latin1'), 16)
-    if (size === 0) return Buffer.concat(parts)
-    parts.push(content.subarray(lineEnd + 2, lineEnd + 2 + size))
-    offset = lineEnd + 2 + size + 2
-  }
 }

@@ -57,15 +57,34 @@ export function within<T, F> (promise: Promise<T>, ms: number, fallback: F): Pro
   return Promise.race([promise, late]).finally(() => clearTimeout(timer))
 }
 
-/** Splits a raw HTTP/1.1 response with a Content-Length into status, headers and body. */
-export function parseResponse (raw: Buffer) {
+/** Status, headers (names in lower case, repeats joined) and body of one HTTP/1.1 response; a chunked body is decoded. */
+export function parseResponse (raw: Buffer): { status: number, headers: Record<string, string>, body: Buffer } {
   const end = raw.indexOf('\r\n\r\n')
-  const [statusLine = '', ...headerLines] = raw.subarray(0, end).toString('latin1').split('\r\n')
-  const headers = Object.fromEntries(headerLines.map((line) => {
+  if (end < 0) throw new Error(`not an HTTP response: ${JSON.stringify(raw.toString('latin1').slice(0, 200))}`)
+  const [statusLine = '', ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n')
+  const headers: Record<string, string> = {}
+  for (const line of lines) {
     const colon = line.indexOf(':')
-    return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]
-  }))
-  return { status: Number(statusLine.split(' ')[1]), headers, body: raw.subarray(end + 4) }
+    const name = line.slice(0, colon).trim().toLowerCase()
+    const value = line.slice(colon + 1).trim()
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value
+  }
+  const content = raw.subarray(end + 4)
+  const body = /chunked/i.test(headers['transfer-encoding'] ?? '') ? dechunk(content) : content
+  return { status: Number(statusLine.split(' ')[1]), headers, body }
+}
+
+function dechunk (content: Buffer): Buffer {
+  const parts: Buffer[] = []
+  let offset = 0
+  for (;;) {
+    const lineEnd = content.indexOf('\r\n', offset)
+    if (lineEnd < 0) throw new Error('a chunked body cut short')
+    const size = parseInt(content.subarray(offset, lineEnd).toString('latin1'), 16)
+    if (size === 0) return Buffer.concat(parts)
+    parts.push(content.subarray(lineEnd + 2, lineEnd + 2 + size))
+    offset = lineEnd + 2 + size + 2
+  }
 }
 
 /** Resolves once a connection is refused: the server stopped accepting. Polled, bounded. */
