@@ -33,8 +33,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     // hooks after load shedding (cookies, CSP nonce) have not run, so the document cannot be built.
     // @fastify/under-pressure has already set Retry-After. Expected under load: a warning, no stack.
     request.log.warn('shed load: the event loop is behind')
-    if (prefersHtml(request)) return reply.status(503).type('text/plain; charset=utf-8').send(error.message)
-    return reply.status(503).send({ statusCode: 503, error: 'Service Unavailable', message: error.message })
+    return sendPlain(request, reply, 503, error.message)
   }
   if (!hooksHaveRun(request, reply)) return sendWithoutHooks(request, reply, status, error)
   if (status >= 500) {
@@ -59,10 +58,13 @@ function hooksHaveRun (request: FastifyRequest, reply: FastifyReply): boolean {
   return request.cookies != null && reply.cspNonce != null
 }
 
-/** A plain answer that carries the protections the security plugin did not get to add: it cannot be framed, run or sniffed. */
 function sendWithoutHooks (request: FastifyRequest, reply: FastifyReply, status: number, error: FastifyError) {
   if (status >= 500) request.log.error({ err: error }, 'request failed')
-  const message = status >= 500 ? SERVER_MESSAGE : CLIENT_MESSAGES[error.code] ?? error.message
+  return sendPlain(request, reply, status, status >= 500 ? SERVER_MESSAGE : CLIENT_MESSAGES[error.code] ?? error.message)
+}
+
+/** A plain answer that carries the protections the security plugin did not get to add: it cannot be framed, run or sniffed. */
+function sendPlain (request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
   reply
     .status(status)
     .header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")
@@ -73,5 +75,5 @@ function sendWithoutHooks (request: FastifyRequest, reply: FastifyReply, status:
 }
 
 function httpReason (status: number): string {
-  return ({ 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Error'
+  return ({ 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' } as Record<number, string>)[status] ?? 'Error'
 }

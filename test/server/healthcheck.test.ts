@@ -49,6 +49,12 @@ t.test('under event-loop pressure the server sheds load with 503 and Retry-After
   t.equal(page.headers['retry-after'], '7')
   t.equal(page.headers['content-type'], 'text/plain; charset=utf-8', 'without rendering React for it')
   t.equal(page.body, 'The server is busy. Please retry shortly.')
+  for (const response of [probe, page]) {
+    // Shed before the security plugin ran: the answer brings its own protections.
+    t.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'")
+    t.equal(response.headers['x-content-type-options'], 'nosniff')
+    t.equal(response.headers['cache-control'], 'no-store', 'and no cache keeps the overload answer')
+  }
 
   // Once the loop is idle again, the next samples bring the health check back; polled, bounded.
   let recovered = await app.inject({ url: URL })
