@@ -214,6 +214,17 @@ t.test('an unknown path gets the 404 document in the same shell', async (t) => {
   t.same(__PAGE_DATA__.page, { id: 'not-found', status: 404, data: null })
 })
 
+t.test('an unknown path asked for as JSON gets a JSON 404; without a preference, the page', async (t) => {
+  const { app } = await build(t)
+  const json = await app.inject({ url: '/no/such/resource', headers: { accept: 'application/json' } })
+  t.equal(json.statusCode, 404)
+  t.match(json.headers['content-type'], /^application\/json/)
+  t.same(json.json(), { statusCode: 404, error: 'Not Found', message: 'There is nothing at this address.' })
+  const any = await app.inject({ url: '/no/such/resource', headers: { accept: '*/*' } })
+  t.equal(any.statusCode, 404)
+  t.match(any.body, /<h1>Page not found<\/h1>/)
+})
+
 t.test('the document is GET and HEAD only: POST / does not render the home page', async (t) => {
   const { app } = await build(t)
   const response = await app.inject({ method: 'POST', url: '/', headers: HTML })
