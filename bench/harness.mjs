@@ -24,6 +24,19 @@ export function stopAll () {
 process.on('exit', stopAll)
 process.on('SIGINT', () => process.exit(130))
 
+/** Runs a command's main(), which resolves to whether its targets were met; stops every child either way. */
+export async function runMain (name, main) {
+  try {
+    const met = await main()
+    stopAll()
+    process.exitCode = met ? 0 : 1
+  } catch (error) {
+    console.error(`${name} failed: ${error.message}`)
+    stopAll()
+    process.exitCode = 1
+  }
+}
+
 export async function freePort () {
   const server = createServer().listen(0, '127.0.0.1')
   await once(server, 'listening')

@@ -10,7 +10,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { manifestPath, sizesOf } from '../build.mjs'
-import { freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, startApp, stopAll, VISITOR_COOKIES } from './harness.mjs'
+import { freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, VISITOR_COOKIES } from './harness.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const DURATION = Number(process.env.BENCH_DURATION ?? 5)
@@ -193,12 +193,4 @@ function printTable (routes, memory, memoryFlat, client) {
   console.log(`lazy chunks:        ${client.lazy.raw} KiB raw, ${client.lazy.gzip} KiB gzip, ${client.lazy.brotli} KiB brotli`)
 }
 
-try {
-  const met = await main()
-  stopAll()
-  process.exitCode = met ? 0 : 1
-} catch (error) {
-  console.error(`bench failed: ${error.message}`)
-  stopAll()
-  process.exitCode = 1
-}
+await runMain('bench', main)

@@ -17,7 +17,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { manifestPath } from '../build.mjs'
-import { GENERATOR_CORE, generateLoad, root, rssMiB, SERVER_CORE, startApp, stopAll, VISITOR_COOKIES } from './harness.mjs'
+import { GENERATOR_CORE, generateLoad, root, rssMiB, SERVER_CORE, runMain, startApp, VISITOR_COOKIES } from './harness.mjs'
 
 const MINUTES = positiveInteger('SOAK_MINUTES', 10)
 const RATE = positiveInteger('SOAK_RATE', 200)
@@ -131,12 +131,4 @@ async function main () {
   return passed
 }
 
-try {
-  const passed = await main()
-  stopAll()
-  process.exitCode = passed ? 0 : 1
-} catch (error) {
-  console.error(`soak failed: ${error.message}`)
-  stopAll()
-  process.exitCode = 1
-}
+await runMain('soak', main)

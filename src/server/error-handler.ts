@@ -20,6 +20,11 @@ export function prefersHtml (request: FastifyRequest): boolean {
   return accept.includes('text/html') && !accept.startsWith('application/json')
 }
 
+/** A script asking for JSON, as opposed to a browser or a client with no preference. */
+export function wantsJson (request: FastifyRequest): boolean {
+  return !prefersHtml(request) && (request.headers.accept ?? '').includes('application/json')
+}
+
 /**
  * One place where errors become responses: a client's mistake gets its 4xx
  * with a message it can act on (an HTML page for browsers, JSON otherwise);
@@ -39,7 +44,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
     if (prefersHtml(request)) return sendPage(request, reply, null)
-    return reply.status(status).send({ statusCode: status, error: 'Internal Server Error', message: SERVER_MESSAGE })
+    return reply.status(status).send({ statusCode: status, error: httpReason(status), message: SERVER_MESSAGE })
   }
   const message = CLIENT_MESSAGES[error.code] ?? error.message
   if (reply.statusCode === 200 || reply.statusCode < 400) reply.status(status)

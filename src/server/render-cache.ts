@@ -8,7 +8,7 @@
  * the same data fill in their own. Both values are long and random (128 bits
  * or more), so cutting on them cannot hit anything else in the page.
  *
- * Bounded by the bytes it holds, least recently used first out.
+ * Bounded by the characters it holds, least recently used first out.
  */
 
 /** The per-response values a template is filled with. */

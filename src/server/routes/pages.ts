@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { SYSTEM_PAGES, type PageDefinition } from '../../ui/page-table.js'
-import { prefersHtml } from '../error-handler.js'
+import { wantsJson } from '../error-handler.js'
 import { readRequestInfo, sendPage } from '../page-response.js'
 
 /** One GET (and HEAD) route per page of the table, and the 404 document for everything else. */
@@ -22,7 +22,7 @@ export async function pageRoutes (app: FastifyInstance, { pages }: { pages: read
 
   app.setNotFoundHandler(async (request, reply) => {
     // A script that asks for JSON gets JSON, as from the error handler; browsers and everyone else get the page.
-    if (!prefersHtml(request) && (request.headers.accept ?? '').includes('application/json')) {
+    if (wantsJson(request)) {
       return reply.status(404).send({ statusCode: 404, error: 'Not Found', message: 'There is nothing at this address.' })
     }
     return sendPage(request, reply, { id: SYSTEM_PAGES.notFound.id, status: 404, data: null })

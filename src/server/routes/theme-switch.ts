@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
 import { isCrossSite } from '../cross-site.js'
-import { prefersHtml } from '../error-handler.js'
+import { wantsJson } from '../error-handler.js'
 import { writeTheme } from '../theme-cookie.js'
 
 /** The switch's fields, as the form and the JavaScript client send them: the validator, the type and the contract. */
@@ -35,11 +35,6 @@ function validationMessage (errors: FastifySchemaValidationError[]): string {
 
 function mediaType (request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-}
-
-/** A script asking for JSON gets JSON; a browser's form post gets a redirect. */
-function wantsJson (request: FastifyRequest): boolean {
-  return !prefersHtml(request) && (request.headers.accept ?? '').includes('application/json')
 }
 
 /**
@@ -75,6 +70,7 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
     const { theme, redirectTo } = request.body
     writeTheme(reply, theme, { secure: request.server.shell.env.NODE_ENV === 'production' })
     reply.header('Cache-Control', 'no-store')
+    // A script asking for JSON gets JSON; a browser's form post gets a redirect.
     if (wantsJson(request)) return reply.send({ theme })
     return reply.redirect(safeRedirect(redirectTo), 303)
   })
