@@ -35,7 +35,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
   if (error.code === 'FST_UNDER_PRESSURE') {
     // Shed load cheaply: rendering React is the work an overloaded server cannot afford, and the
-    // hooks after load shedding (cookies, CSP nonce) have not run, so the document cannot be built.
+    // hooks after load shedding (security headers, cookies) have not run, so the document cannot be built.
     // @fastify/under-pressure has already set Retry-After. Expected under load: a warning, no stack.
     request.log.warn('shed load: the event loop is behind')
     return sendPlain(request, reply, 503, error.message)
@@ -56,11 +56,11 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
  * Whether the request went through the app's hooks. Errors Fastify raises
  * while routing (FST_ERR_BAD_URL: a path whose escapes do not decode) reach
  * frameworkErrors before any hook, as do errors of a hook that runs before
- * the cookie and security plugins: there are no parsed cookies and no CSP
- * nonce, so the document cannot be built, and no security headers were set.
+ * the cookie and security plugins: there are no parsed cookies, so the
+ * document cannot be built, and no security headers (the CSP among them) were set.
  */
 function hooksHaveRun (request: FastifyRequest, reply: FastifyReply): boolean {
-  return request.cookies != null && reply.cspNonce != null
+  return request.cookies != null && reply.hasHeader('content-security-policy')
 }
 
 function sendWithoutHooks (request: FastifyRequest, reply: FastifyReply, status: number, error: FastifyError) {

@@ -165,11 +165,15 @@ for (const mode of ['production', 'development', 'test']) {
         t.same(csp.get('form-action'), ["'self'"])
         const unsafe = ["'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'", '*', 'data:', 'http:', 'https:']
         const scriptSources = csp.get('script-src') ?? []
-        t.ok(nonceOf(scriptSources), `script-src is nonce-based: ${scriptSources.join(' ')}`)
+        if (kind.endsWith('document')) {
+          t.ok(nonceOf(scriptSources), `script-src is nonce-based: ${scriptSources.join(' ')}`)
+          scriptNonces.push(nonceOf(scriptSources)!)
+        } else {
+          t.same(scriptSources, ["'self'"], 'no inline script to allow, so no nonce: scripts from our origin only')
+        }
         t.notOk(scriptSources.some((source) => unsafe.includes(source)), 'script-src allows nothing unsafe')
         // The document has no inline style at all (sonner's injection is turned off), so no nonce either.
         t.same(csp.get('style-src'), ["'self'"], 'style-src: our own stylesheets only')
-        scriptNonces.push(nonceOf(csp.get('script-src'))!)
         t.equal(csp.has('upgrade-insecure-requests'), production, 'upgrade-insecure-requests in production only')
 
         t.equal(response.headers['x-content-type-options'], 'nosniff')
@@ -187,6 +191,20 @@ for (const mode of ['production', 'development', 'test']) {
         }
       })
     }
-    t.equal(new Set(scriptNonces).size, scriptNonces.length, 'a fresh nonce for every response')
+    t.equal(scriptNonces.length, 3, 'every document has a nonce')
+    t.equal(new Set(scriptNonces).size, scriptNonces.length, 'a fresh nonce for every document')
   })
 }
+
+t.test('answers with no inline script get a policy with no nonce: the theme switch\'s redirect and JSON', async (t) => {
+  const { app } = await build(t, { env: { NODE_ENV: 'production' } })
+  const form = await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'theme=dark' })
+  const json = await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { accept: 'application/json' }, payload: { theme: 'dark' } })
+  t.equal(form.statusCode, 303)
+  t.equal(json.statusCode, 200)
+  for (const response of [form, json]) {
+    const csp = directives(response.headers['content-security-policy'])
+    t.same(csp.get('script-src'), ["'self'"], `${response.statusCode}: scripts from our origin only`)
+    t.same(csp.get('object-src'), ["'none'"], `${response.statusCode}: the rest of the policy as on every answer`)
+  }
+})

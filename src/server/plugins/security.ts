@@ -7,10 +7,18 @@ import { createNonce } from '../nonce.js'
 
 declare module 'fastify' {
   interface FastifyReply {
-    /** This response's CSP nonce: inline scripts carry it, the policy allows only them. */
-    cspNonce: { script: string }
+    /**
+     * This response's CSP nonce: inline scripts carry it, the policy allows
+     * only them. Drawn on first read, which also puts it in the response's
+     * policy: a response that never reads it (a redirect, JSON, the health
+     * check) has no inline script and gets a policy with no nonce at all.
+     */
+    readonly cspNonce: { script: string }
   }
 }
+
+const NONCE = Symbol('cspNonce')
+type NonceSlot = { [NONCE]: FastifyReply['cspNonce'] | null }
 
 /**
  * The tracker's default ingest origin, used when no self-hosted ingest point
@@ -25,14 +33,15 @@ export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string
 
 /**
  * Security headers on every response and an enforced Content-Security-Policy
- * whose script nonce is fresh for each request (reply.cspNonce).
+ * whose script nonce is fresh for each response that asks for one (reply.cspNonce).
  *
  * helmet decides the headers, but runs once, at start-up: @fastify/helmet
  * builds a new helmet per request (parsing and validating every directive)
  * and helmet then sets each header on the raw response, which together cost
  * more than serving a cached page. The headers are captured once, with a
  * placeholder where the nonce goes, and each response gets them through
- * reply.headers() with its own nonce in place.
+ * reply.headers(); the policy is written again, with the nonce in place, when
+ * the response first reads its nonce.
  */
 export const security = fp<{ env: Env }>(async (app, { env }) => {
   const production = env.NODE_ENV === 'production'
@@ -73,14 +82,23 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
     crossOriginOpenerPolicy: { policy: 'same-origin' },
     crossOriginEmbedderPolicy: false
   }))
-  const [beforeNonce, afterNonce = ''] = (headers['content-security-policy'] ?? '').split(placeholder)
-  delete headers['content-security-policy']
+  const [beforeNonce, afterNonce = ''] = (headers['content-security-policy'] ?? '').split(` 'nonce-${placeholder}'`)
+  headers['content-security-policy'] = beforeNonce + afterNonce
 
-  app.decorateReply<FastifyReply['cspNonce'] | null>('cspNonce', null)
+  app.decorateReply(NONCE, null)
+  app.decorateReply('cspNonce', {
+    getter (this: FastifyReply) {
+      const reply = this as FastifyReply & NonceSlot
+      if (reply[NONCE] === null) {
+        const script = createNonce()
+        reply[NONCE] = { script }
+        reply.header('content-security-policy', `${beforeNonce} 'nonce-${script}'${afterNonce}`)
+      }
+      return reply[NONCE]
+    }
+  })
   app.addHook('onRequest', (_request, reply, done) => {
-    const script = createNonce()
-    reply.cspNonce = { script }
-    reply.headers(headers).header('content-security-policy', beforeNonce + script + afterNonce)
+    reply.headers(headers)
     done()
   })
 }, { name: 'security', fastify: '5.x' })
