@@ -126,7 +126,10 @@ async function main () {
   for (const route of ROUTES) {
     const appSummary = summarize(runs[route.name].app)
     const ceilingSummary = summarize(runs[route.name].ceiling)
-    const ratio = Number((appSummary.rps / ceilingSummary.rps).toFixed(3))
+    // Each round's app run and the ceiling run right after it share the machine's state of the moment:
+    // the ratio of each pair, then their median, cancels drift that medians taken apart would not.
+    const pairs = runs[route.name].app.map((run, round) => run.rps / runs[route.name].ceiling[round].rps)
+    const ratio = Number(median(pairs).toFixed(3))
     // When the generator saturates its core while the server still has room, the number is the generator's.
     const generatorBound = (summary) => summary.generatorCpu >= 0.9 && summary.serverCpu < 0.85
     routes[route.name] = {
