@@ -115,6 +115,7 @@ export async function generateLoad (what, options, serverPid) {
   const seconds = (Date.now() - started) / 1000
   return {
     result: JSON.parse(output),
+    serverCpuSeconds: (await cpuTicks(serverPid) - serverBefore) / 100,
     serverCpu: (await cpuTicks(serverPid) - serverBefore) / 100 / seconds,
     generatorCpu: generatorTicks / 100 / seconds
   }

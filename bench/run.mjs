@@ -12,8 +12,8 @@ import { dirname, join } from 'node:path'
 import { manifestPath, sizesOf } from '../build.mjs'
 import { freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, VISITOR_COOKIES } from './harness.mjs'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-const DURATION = Number(process.env.BENCH_DURATION ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
+const DURATION = Number(process.env.BENCH_DURATION ?? 3)
 const WARMUP = 2
 const CONNECTIONS = 16
 /** package.json's config, which the size-budget test (test/build/size-budget.test.ts) also enforces. */
@@ -57,7 +57,7 @@ async function captureFixtures (url) {
 /** Runs the generator on its own core; returns its result and how busy each side was. */
 async function load (url, route, duration, serverPid) {
   const options = { url: `${url}${route.path}`, method: route.method, headers: route.headers, body: route.body, connections: CONNECTIONS, duration }
-  const { result, serverCpu, generatorCpu } = await generateLoad(route.name, options, serverPid)
+  const { result, serverCpu, serverCpuSeconds, generatorCpu } = await generateLoad(route.name, options, serverPid)
   const badStatus = Object.entries(result.statusCodeStats ?? {})
     .filter(([status]) => Number(status) < 200 || Number(status) >= 400)
     .reduce((sum, [, stats]) => sum + stats.count, 0)
@@ -68,6 +68,7 @@ async function load (url, route, duration, serverPid) {
     errors: result.errors + result.timeouts,
     badStatus,
     serverCpu,
+    cpuMicros: serverCpuSeconds * 1e6 / result.requests.total,
     generatorCpu
   }
 }
@@ -81,6 +82,8 @@ const median = (values) => {
 function summarize (runs) {
   return {
     rps: Math.round(median(runs.map((run) => run.rps))),
+    rpsByRound: runs.map((run) => Math.round(run.rps)),
+    cpuMicrosByRound: runs.map((run) => Number(run.cpuMicros.toFixed(1))),
     p50: median(runs.map((run) => run.p50)),
     p99: median(runs.map((run) => run.p99)),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
