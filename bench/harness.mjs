@@ -99,7 +99,8 @@ export async function rssMiB (pid) {
 
 /**
  * One autocannon run (its options as autocannon takes them) on the generator's
- * core: its result, and how busy the server and the generator were, in cores.
+ * core: its result, the CPU seconds the server spent, and how busy the server
+ * and the generator were, in cores.
  */
 export async function generateLoad (what, options, serverPid) {
   const generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -113,10 +114,11 @@ export async function generateLoad (what, options, serverPid) {
   clearInterval(sampler)
   if (code !== 0) throw new Error(`the load generator failed for ${what}`)
   const seconds = (Date.now() - started) / 1000
+  const serverCpuSeconds = (await cpuTicks(serverPid) - serverBefore) / 100
   return {
     result: JSON.parse(output),
-    serverCpuSeconds: (await cpuTicks(serverPid) - serverBefore) / 100,
-    serverCpu: (await cpuTicks(serverPid) - serverBefore) / 100 / seconds,
+    serverCpuSeconds,
+    serverCpu: serverCpuSeconds / seconds,
     generatorCpu: generatorTicks / 100 / seconds
   }
 }
