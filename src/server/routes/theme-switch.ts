@@ -68,8 +68,8 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
       const type = mediaType(request)
       done(ACCEPTED_TYPES.has(type) ? undefined : new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type || 'none'))
     }
-  // Synchronous: nothing here waits, and an async handler's promise is a measurable share of a switch.
   }, (request, reply) => {
+    // Synchronous: nothing here waits, and an async handler's promise is a measurable share of a switch.
     const { theme, redirectTo } = request.body
     writeTheme(reply, theme, { secure: request.server.shell.env.NODE_ENV === 'production' })
     reply.header('Cache-Control', 'no-store')
