@@ -1,0 +1,31 @@
+// How the bench turns rounds into figures and judges them against targets:
+// pure, so test/bench checks it directly.
+
+export function median (values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/**
+ * App ÷ ceiling from interleaved rounds. Each round's app run and the ceiling
+ * run right after it share the machine's state of the moment: the ratio of each
+ * pair, then their median, cancels drift that medians taken apart would not.
+ */
+export function pairedRatio (appRps, ceilingRps) {
+  if (appRps.length === 0 || appRps.length !== ceilingRps.length) throw new Error('pairedRatio needs one ceiling run per app run')
+  return median(appRps.map((rps, round) => rps / ceilingRps[round]))
+}
+
+/** When the generator saturates its core while the server still has room, the number is the generator's. */
+export const generatorBound = (summary) => summary.generatorCpu >= 0.9 && summary.serverCpu < 0.85
+
+/**
+ * A ceiling held back by the generator reads low, which makes the app's share
+ * read high: a ratio at or above the target then proves nothing (`unproven`).
+ * Below the target it is a miss all the same.
+ */
+export function targetStatus (ratio, target, appSummary, ceilingGeneratorBound) {
+  if (appSummary.errors > 0 || appSummary.badStatus > 0 || ratio < target) return 'missed'
+  return ceilingGeneratorBound ? 'unproven' : 'met'
+}

@@ -1,0 +1,36 @@
+import t from 'tap'
+import { generatorBound, median, pairedRatio, targetStatus } from '../../bench/targets.mjs'
+
+const clean = { errors: 0, badStatus: 0 }
+
+t.test('the median of an odd count is the middle value, of an even count the mean of the two middle ones', async (t) => {
+  t.equal(median([5, 1, 3]), 3)
+  t.equal(median([4, 1, 3, 2]), 2.5)
+})
+
+t.test('the ratio is the median of each round\'s app ÷ ceiling pair, not one median over the other', async (t) => {
+  // The machine slows down in round 2 for both servers: the pair still reads 0.8.
+  const app = [80, 40, 80]
+  const ceiling = [100, 50, 100]
+  t.equal(pairedRatio(app, ceiling), 0.8)
+  // Medians taken apart would divide round 2's app (80) by round 3's ceiling (60): 1.33.
+  t.equal(pairedRatio([40, 80, 90], [50, 100, 60]), 0.8)
+  t.throws(() => pairedRatio([1, 2], [1]), /one ceiling run per app run/)
+  t.throws(() => pairedRatio([], []), /one ceiling run per app run/)
+})
+
+t.test('a server is generator-bound when the generator\'s core is saturated and the server\'s is not', async (t) => {
+  t.equal(generatorBound({ generatorCpu: 0.95, serverCpu: 0.6 }), true)
+  t.equal(generatorBound({ generatorCpu: 0.95, serverCpu: 0.95 }), false, 'both saturated: the server is the limit')
+  t.equal(generatorBound({ generatorCpu: 0.7, serverCpu: 0.6 }), false)
+})
+
+t.test('a target is met only by a clean run at or above it, measured against a ceiling the generator did not hold back', async (t) => {
+  t.equal(targetStatus(0.85, 0.8, clean, false), 'met')
+  t.equal(targetStatus(0.8, 0.8, clean, false), 'met', 'the target itself counts')
+  t.equal(targetStatus(0.79, 0.8, clean, false), 'missed')
+  t.equal(targetStatus(0.85, 0.8, clean, true), 'unproven', 'a held-back ceiling flatters the app')
+  t.equal(targetStatus(0.7, 0.8, clean, true), 'missed', 'below the target even so')
+  t.equal(targetStatus(0.9, 0.8, { errors: 1, badStatus: 0 }, false), 'missed')
+  t.equal(targetStatus(0.9, 0.8, { errors: 0, badStatus: 3 }, false), 'missed')
+})
