@@ -100,7 +100,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)
-  await app.register(loadShedding, options.loadShedding ?? {})
+  await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })
   await app.register(security, { env })
   await app.register(compression)
   await app.register(cookie, { secret: env.SESSION_SECRET })

@@ -23,6 +23,8 @@ export const EnvSchema = Type.Object({
     default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent'
   }),
   ALLOW_INDEXING: Bool('true'),
+  /** Event-loop delay above which requests are shed with 503 (plugins/load-shedding.ts); 0 turns shedding off. */
+  LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
   /** Signs cookies (the flash toast). */
   SESSION_SECRET: Type.Optional(Secret),
   /** Encrypts the honeypot's valid-from timestamp; shared by every instance. */

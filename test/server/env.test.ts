@@ -25,13 +25,14 @@ t.test('with nothing set, every variable has its embedded default', async (t) =>
   t.equal(env.NODE_ENV, 'development')
   t.equal(env.LOG_LEVEL, 'info')
   t.equal(env.ALLOW_INDEXING, 'true')
+  t.equal(env.LOAD_SHEDDING_DELAY_MS, 1000)
   t.equal(env.OPENREPLAY_INSECURE, 'false')
   t.equal(env.OPENREPLAY_PROJECT_KEY, undefined)
   t.equal(env.OPENREPLAY_INGEST_POINT, undefined)
 })
 
 t.test('an empty string counts as unset, so a blank line in a .env file means the default', async (t) => {
-  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE'].map((name) => [name, '']))
+  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE'].map((name) => [name, '']))
   const { env } = loadEnv(blank)
   const defaults = loadEnv({}).env
   t.same({ ...env, SESSION_SECRET: '', HONEYPOT_SECRET: '' }, { ...defaults, SESSION_SECRET: '', HONEYPOT_SECRET: '' })
@@ -46,6 +47,7 @@ t.test('valid values are read and converted to their types', async (t) => {
     HOST: '0.0.0.0',
     LOG_LEVEL: 'warn',
     ALLOW_INDEXING: 'false',
+    LOAD_SHEDDING_DELAY_MS: '0',
     OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
     OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
     OPENREPLAY_INSECURE: 'true',
@@ -58,6 +60,7 @@ t.test('valid values are read and converted to their types', async (t) => {
     HOST: '0.0.0.0',
     LOG_LEVEL: 'warn',
     ALLOW_INDEXING: 'false',
+    LOAD_SHEDDING_DELAY_MS: 0,
     OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
     OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
     OPENREPLAY_INSECURE: 'true'
@@ -72,6 +75,9 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['PORT', '-1', /a port number from 0 to 65535/],
     ['ALLOW_INDEXING', 'yes', /"true" or "false"/],
     ['OPENREPLAY_INSECURE', '1', /"true" or "false"/],
+    ['LOAD_SHEDDING_DELAY_MS', '-5', /milliseconds from 0 \(off\) to 60000/],
+    ['LOAD_SHEDDING_DELAY_MS', 'soon', /milliseconds from 0 \(off\) to 60000/],
+    ['LOAD_SHEDDING_DELAY_MS', '60001', /milliseconds from 0 \(off\) to 60000/],
     ['LOG_LEVEL', 'loud', /one of fatal, error, warn, info, debug, trace, silent/],
     ['NODE_ENV', 'staging', /"production", "development" or "test"/],
     ['OPENREPLAY_INGEST_POINT', 'ftp://x', /an http\(s\) URL/],

@@ -4,6 +4,16 @@ import { build } from '../helpers/app.js'
 
 const URL = '/resources/healthcheck'
 
+/** Blocks the event loop in slices, yielding so @fastify/under-pressure's sampler can run, until `done` or the bound. */
+async function blockEventLoop (done: () => boolean, forMs: number, sliceMs = 200) {
+  const deadline = Date.now() + forMs
+  while (!done() && Date.now() < deadline) {
+    const until = Date.now() + sliceMs
+    while (Date.now() < until) { /* busy: this is the pressure */ }
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
 t.test('GET /resources/healthcheck answers 200 OK in plain text, without rendering the document', async (t) => {
   const { app } = await build(t)
   for (const headers of [{}, { accept: 'text/html' }]) {
@@ -26,17 +36,11 @@ t.test('HEAD /resources/healthcheck answers 200 with no body', async (t) => {
 
 t.test('under event-loop pressure the server sheds load with 503 and Retry-After, then recovers', async (t) => {
   // A threshold well above an idle loop's jitter, so recovery does not depend on how busy the machine is.
-  const { app } = await build(t, { loadShedding: { maxEventLoopDelay: 50, retryAfterSeconds: 7 } })
+  const { app } = await build(t, { env: { LOAD_SHEDDING_DELAY_MS: '50' }, loadShedding: { retryAfterSeconds: 7 } })
   await app.ready()
   t.equal(app.isUnderPressure(), false, 'not under pressure at rest')
 
-  // Block the event loop in slices, yielding so @fastify/under-pressure's sampler can run; bounded.
-  const deadline = Date.now() + 10_000
-  while (!app.isUnderPressure() && Date.now() < deadline) {
-    const until = Date.now() + 200
-    while (Date.now() < until) { /* busy: this is the pressure */ }
-    await new Promise((resolve) => setImmediate(resolve))
-  }
+  await blockEventLoop(() => app.isUnderPressure(), 10_000)
   t.ok(app.isUnderPressure(), 'the blocked event loop is detected')
 
   const probe = await app.inject({ url: URL })
@@ -65,4 +69,15 @@ t.test('under event-loop pressure the server sheds load with 503 and Retry-After
   }
   t.equal(recovered.statusCode, 200, 'healthy again once the pressure is gone')
   t.equal(recovered.body, 'OK')
+})
+
+t.test('LOAD_SHEDDING_DELAY_MS=0 turns load shedding off: a blocked event loop still gets answers', async (t) => {
+  const { app } = await build(t, { env: { LOAD_SHEDDING_DELAY_MS: '0' } })
+  await app.ready()
+  // Slices longer than the default threshold (1000 ms), which would shed.
+  await blockEventLoop(() => app.isUnderPressure(), 3_000, 1_500)
+  t.equal(app.isUnderPressure(), false, 'never under pressure')
+  const probe = await app.inject({ url: URL })
+  t.equal(probe.statusCode, 200)
+  t.equal(probe.body, 'OK')
 })

@@ -2,7 +2,7 @@ import underPressure from '@fastify/under-pressure'
 import fp from 'fastify-plugin'
 
 export interface LoadSheddingOptions {
-  /** Event-loop delay in ms above which requests are shed with 503. */
+  /** Event-loop delay in ms above which requests are shed with 503; 0 never sheds. */
   maxEventLoopDelay?: number
   retryAfterSeconds?: number
 }
