@@ -68,8 +68,11 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
   // Checked one variable at a time so that every bad variable is reported, not just the first.
   const problems: string[] = []
   const reported = new Set<string>()
-  for (const [name, schema] of Object.entries(EnvSchema.properties) as Array<[string, TSchema & { description?: string }]>) {
-    if (candidate[name] === undefined || Value.Check(schema, candidate[name])) continue
+  for (const [name, schema] of Object.entries(EnvSchema.properties) as Array<[string, TSchema & { description?: string, type?: string }]>) {
+    // Conversion truncates "80.5" to 80: a whole number must be written as one.
+    const given = source[name]
+    const notWhole = schema.type === 'integer' && given !== undefined && given !== '' && !/^\d+$/.test(given)
+    if (candidate[name] === undefined || (!notWhole && Value.Check(schema, candidate[name]))) continue
     reported.add(name)
     // A secret's value is never echoed, not even a rejected one.
     const shown = (SECRETS as readonly string[]).includes(name) ? '' : `=${JSON.stringify(truncate(String(source[name])))}`
