@@ -126,15 +126,8 @@ async function main () {
     const ceilingSummary = summarize(runs[route.name].ceiling)
     const ratio = Number(pairedRatio(runs[route.name].app.map((run) => run.rps), runs[route.name].ceiling.map((run) => run.rps)).toFixed(3))
     const bound = { app: generatorBound(appSummary), ceiling: generatorBound(ceilingSummary) }
-    routes[route.name] = {
-      app: appSummary,
-      ceiling: ceilingSummary,
-      ratio,
-      target: route.target,
-      status: targetStatus(ratio, route.target, appSummary, bound.ceiling),
-      generatorBound: bound
-    }
-    routes[route.name].met = routes[route.name].status === 'met'
+    const status = targetStatus(ratio, route.target, appSummary, bound.ceiling)
+    routes[route.name] = { app: appSummary, ceiling: ceilingSummary, ratio, target: route.target, status, met: status === 'met', generatorBound: bound }
   }
   // Flat: the last round holds no more than 10% (and 8 MiB) above the first.
   const memoryFlat = memory.at(-1) <= Math.max(memory[0] * 1.1, memory[0] + 8)

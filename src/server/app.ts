@@ -31,6 +31,7 @@ export interface AppOptions {
   /** The page table; tests pass their own to exercise failing loaders. */
   pages?: readonly PageDefinition[]
   distDir?: string
+  /** Overrides of the load-shedding settings (the delay comes from LOAD_SHEDDING_DELAY_MS); tests shorten Retry-After. */
   loadShedding?: LoadSheddingOptions
   /** Honeypot settings other than the secret (which comes from env); tests turn timing off or set the clock. */
   honeypot?: Omit<HoneypotOptions, 'secret'>
