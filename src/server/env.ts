@@ -75,7 +75,7 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
     if (candidate[name] === undefined || (!notWhole && Value.Check(schema, candidate[name]))) continue
     reported.add(name)
     // A secret's value is never echoed, not even a rejected one.
-    const shown = (SECRETS as readonly string[]).includes(name) ? '' : `=${JSON.stringify(truncate(String(source[name])))}`
+    const shown = (SECRETS as readonly string[]).includes(name) ? '' : `=${JSON.stringify(truncate(String(given)))}`
     problems.push(`Invalid environment variable ${name}${shown}: expected ${schema.description ?? 'a valid value'}.`)
   }
 
