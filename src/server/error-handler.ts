@@ -31,7 +31,7 @@ export function wantsJson (request: FastifyRequest): boolean {
  * anything else is logged with the request id and shown as the error document.
  * Also Fastify's `frameworkErrors`: the errors it raises while routing.
  */
-export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
   if (error.code === 'FST_UNDER_PRESSURE') {
     // Shed load cheaply: rendering React is the work an overloaded server cannot afford, and the
@@ -43,13 +43,14 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   if (!hooksHaveRun(request, reply)) return sendWithoutHooks(request, reply, status, error)
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
-    if (prefersHtml(request)) return sendPage(request, reply, null)
-    return reply.status(status).send({ statusCode: status, error: httpReason(status), message: SERVER_MESSAGE })
+    if (prefersHtml(request)) sendPage(request, reply, null)
+    else reply.status(status).send({ statusCode: status, error: httpReason(status), message: SERVER_MESSAGE })
+    return
   }
   const message = CLIENT_MESSAGES[error.code] ?? error.message
   if (reply.statusCode === 200 || reply.statusCode < 400) reply.status(status)
-  if (prefersHtml(request)) return sendPage(request, reply, { id: SYSTEM_PAGES.badRequest.id, status, data: { message } })
-  return reply.status(status).send({ statusCode: status, error: httpReason(status), message })
+  if (prefersHtml(request)) sendPage(request, reply, { id: SYSTEM_PAGES.badRequest.id, status, data: { message } })
+  else reply.status(status).send({ statusCode: status, error: httpReason(status), message })
 }
 
 /**
@@ -63,20 +64,20 @@ function hooksHaveRun (request: FastifyRequest, reply: FastifyReply): boolean {
   return request.cookies != null && reply.hasHeader('content-security-policy')
 }
 
-function sendWithoutHooks (request: FastifyRequest, reply: FastifyReply, status: number, error: FastifyError) {
+function sendWithoutHooks (request: FastifyRequest, reply: FastifyReply, status: number, error: FastifyError): void {
   if (status >= 500) request.log.error({ err: error }, 'request failed')
-  return sendPlain(request, reply, status, status >= 500 ? SERVER_MESSAGE : CLIENT_MESSAGES[error.code] ?? error.message)
+  sendPlain(request, reply, status, status >= 500 ? SERVER_MESSAGE : CLIENT_MESSAGES[error.code] ?? error.message)
 }
 
 /** A plain answer that carries the protections the security plugin did not get to add: it cannot be framed, run or sniffed. */
-function sendPlain (request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
+function sendPlain (request: FastifyRequest, reply: FastifyReply, status: number, message: string): void {
   reply
     .status(status)
     .header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")
     .header('X-Content-Type-Options', 'nosniff')
     .header('Cache-Control', 'no-store')
-  if (prefersHtml(request)) return reply.type('text/plain; charset=utf-8').send(message)
-  return reply.send({ statusCode: status, error: httpReason(status), message })
+  if (prefersHtml(request)) reply.type('text/plain; charset=utf-8').send(message)
+  else reply.send({ statusCode: status, error: httpReason(status), message })
 }
 
 function httpReason (status: number): string {

@@ -23,8 +23,11 @@ export function readRequestInfo (request: FastifyRequest): RequestInfo {
   }
 }
 
-/** Renders the document for a page (or the error document when `page` is null) and streams it. */
-export function sendPage (request: FastifyRequest, reply: FastifyReply, page: PageState | null, requestInfo = readRequestInfo(request)): Promise<FastifyReply> {
+/**
+ * Sends the document for a page (the error document when `page` is null):
+ * at once when it is in the render cache, else streamed (renderDocument).
+ */
+export function sendPage (request: FastifyRequest, reply: FastifyReply, page: PageState | null, requestInfo = readRequestInfo(request)): void {
   const { shell } = request.server
   const data: PageData = {
     requestInfo,
@@ -36,7 +39,7 @@ export function sendPage (request: FastifyRequest, reply: FastifyReply, page: Pa
   }
   reply.header('Cache-Control', 'private, no-cache').header('Vary', PAGE_VARY)
   advertiseClientHints(request, reply)
-  return renderDocument(request, reply, data, {
+  renderDocument(request, reply, data, {
     status: page?.status ?? 500,
     waitForAll: requestInfo.isBot,
     timeoutMs: RENDER_TIMEOUT_MS

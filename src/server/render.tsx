@@ -37,21 +37,23 @@ export function renderCacheKey (data: PageData, shell: Pick<Shell, 'publicEnv' |
 }
 
 /**
- * Sends <Document> for `data`: from the render cache when the same data has
- * been rendered before, else streamed and, when it rendered without an error,
- * kept for next time.
+ * Sends <Document> for `data`: at once from the render cache when the same
+ * data has been rendered before, else streamed once React's shell is ready
+ * and, when it rendered without an error, kept for next time. Returns
+ * nothing: the reply always ends, and a handler with nothing to wait for can
+ * stay synchronous (Fastify then adds no promise and no finish listener).
  */
-export function renderDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions): Promise<FastifyReply> {
+export function renderDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions): void {
   const { shell } = request.server
   const { renderCache } = shell
   const key = renderCacheKey(data, shell)
   const fillings: Fillings = { nonce: reply.cspNonce.script, honeypotToken: data.honeyProps.encryptedValidFrom }
   const template = key === null ? undefined : renderCache.get(key)
   if (template) {
-    const html = fillTemplate(template, fillings)
-    return new Promise((resolve) => resolve(reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(html)))
+    reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(fillTemplate(template, fillings))
+    return
   }
-  return streamDocument(request, reply, data, options, (html) => {
+  streamDocument(request, reply, data, options, (html) => {
     if (key !== null) renderCache.set(key, toTemplate(html, fillings))
   })
 }
@@ -65,82 +67,80 @@ export function renderDocument (request: FastifyRequest, reply: FastifyReply, da
  * the response ends. A document that streamed to its end without an error is
  * passed to `rendered`.
  */
-function streamDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions, rendered: (html: string) => void): Promise<FastifyReply> {
+function streamDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions, rendered: (html: string) => void): void {
   const nonce = reply.cspNonce.script
-  return new Promise((resolve) => {
-    let sent = false
-    let failedAfterShell = false
-    // Only a document that rendered whole, with no error and no abort, is worth keeping.
-    let whole = true
-    const chunks: Buffer[] = []
-    const body = new Transform({
-      transform (chunk: Buffer, _encoding, done) {
-        chunks.push(chunk)
-        done(null, chunk)
-      },
-      flush (done) {
-        if (whole) rendered(Buffer.concat(chunks).toString('utf8'))
-        done()
-      }
-    })
-    let timer: NodeJS.Timeout | undefined
-    let released = false
-    const onClose = () => {
-      if (!reply.raw.writableFinished) stop(new Error('the client disconnected'))
-      release()
-    }
-    function release () {
-      released = true
-      clearTimeout(timer)
-      reply.raw.removeListener('close', onClose)
-    }
-
-    const { pipe, abort } = renderToPipeableStream(<Document data={data} pages={request.server.shell.pages} nonce={nonce} />, {
-      nonce,
-      bootstrapScriptContent: bootstrapScript(data),
-      bootstrapModules: [data.assets.entry],
-      onShellReady () {
-        if (!options.waitForAll) send()
-      },
-      onAllReady () {
-        if (options.waitForAll) send()
-      },
-      onShellError (error) {
-        // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
-        if (sent) return
-        sent = true
-        whole = false
-        release()
-        request.log.error({ err: error }, 'the document shell failed to render')
-        resolve(sendErrorDocument(reply, data))
-      },
-      onError (error) {
-        failedAfterShell = true
-        whole = false
-        request.log.error({ err: error }, 'rendering failed')
-      }
-    })
-
-    function stop (reason: Error) {
-      whole = false
-      abort(reason)
-    }
-
-    if (!released) {
-      timer = setTimeout(() => stop(new Error(`render timed out after ${options.timeoutMs} ms`)), options.timeoutMs)
-      reply.raw.once('close', onClose)
-    }
-
-    function send () {
-      if (sent) return
-      sent = true
-      // A bot waits for everything, so an error anywhere can still change its status.
-      reply.status(failedAfterShell ? 500 : options.status)
-      reply.header('Content-Type', 'text/html; charset=utf-8')
-      pipe(body)
-      resolve(reply.send(body))
+  let sent = false
+  let failedAfterShell = false
+  // Only a document that rendered whole, with no error and no abort, is worth keeping.
+  let whole = true
+  const chunks: Buffer[] = []
+  const body = new Transform({
+    transform (chunk: Buffer, _encoding, done) {
+      chunks.push(chunk)
+      done(null, chunk)
+    },
+    flush (done) {
+      if (whole) rendered(Buffer.concat(chunks).toString('utf8'))
+      done()
     }
   })
+  let timer: NodeJS.Timeout | undefined
+  let released = false
+  const onClose = () => {
+    if (!reply.raw.writableFinished) stop(new Error('the client disconnected'))
+    release()
+  }
+  function release () {
+    released = true
+    clearTimeout(timer)
+    reply.raw.removeListener('close', onClose)
+  }
+
+  const { pipe, abort } = renderToPipeableStream(<Document data={data} pages={request.server.shell.pages} nonce={nonce} />, {
+    nonce,
+    bootstrapScriptContent: bootstrapScript(data),
+    bootstrapModules: [data.assets.entry],
+    onShellReady () {
+      if (!options.waitForAll) send()
+    },
+    onAllReady () {
+      if (options.waitForAll) send()
+    },
+    onShellError (error) {
+      // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
+      if (sent) return
+      sent = true
+      whole = false
+      release()
+      request.log.error({ err: error }, 'the document shell failed to render')
+      sendErrorDocument(reply, data)
+    },
+    onError (error) {
+      failedAfterShell = true
+      whole = false
+      request.log.error({ err: error }, 'rendering failed')
+    }
+  })
+
+  function stop (reason: Error) {
+    whole = false
+    abort(reason)
+  }
+
+  if (!released) {
+    timer = setTimeout(() => stop(new Error(`render timed out after ${options.timeoutMs} ms`)), options.timeoutMs)
+    reply.raw.once('close', onClose)
+  }
+
+  function send () {
+    if (sent) return
+    sent = true
+    // A bot waits for everything, so an error anywhere can still change its status.
+    reply.status(failedAfterShell ? 500 : options.status)
+    reply.header('Content-Type', 'text/html; charset=utf-8')
+    pipe(body)
+    reply.send(body)
+  }
 }
 
 /** The error document: the same shell without page data, so nothing of the failure reaches the visitor. */

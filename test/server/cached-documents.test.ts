@@ -38,6 +38,31 @@ t.test('the same page data is rendered once and served again with its own nonce 
   )
 })
 
+t.test('a page whose loader waits is kept too, and its loader still runs on every visit', async (t) => {
+  let visits = 0
+  const report = definePage<{ visits: number }>({
+    id: 'report',
+    path: '/report',
+    load: async () => {
+      await new Promise((resolve) => setImmediate(resolve))
+      return { visits: ++visits % 2 }
+    },
+    Component: ({ data }) => createElement('p', { id: 'visits' }, `Visits mod 2: ${data.visits}`)
+  })
+  const { app } = await build(t, { pages: [...PAGES, report] })
+  const bodies: string[] = []
+  for (let visit = 0; visit < 4; visit++) {
+    const response = await app.inject({ url: '/report', headers: VISITOR })
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    bodies.push(response.body)
+  }
+  t.equal(visits, 4, 'the loader ran for each visit')
+  t.equal(app.shell.renderCache.size, 2, 'two distinct page data, two documents kept')
+  t.same(bodies.map((body) => pageData(body).page?.data), [{ visits: 1 }, { visits: 0 }, { visits: 1 }, { visits: 0 }], 'each visit shows its own data')
+  t.match(bodies[2], '<p id="visits">Visits mod 2: 1</p>', 'the cached document matches its data')
+})
+
 t.test('different data never gets another visitor\'s document', async (t) => {
   const { app } = await build(t)
   const dark = await app.inject({ url: '/', headers: VISITOR })

@@ -7,24 +7,33 @@ import { readRequestInfo, sendPage } from '../page-response.js'
 export async function pageRoutes (app: FastifyInstance, { pages }: { pages: readonly PageDefinition[] }) {
   for (const page of pages) {
     if (!page.path) continue
+    const { id, load } = page
+    if (!load) {
+      // Nothing to wait for: a synchronous handler, so a page from the render cache costs no promise.
+      app.get(page.path, (request, reply) => { sendPage(request, reply, { id, status: 200, data: null }) })
+      continue
+    }
     app.get(page.path, async (request, reply) => {
       const requestInfo = readRequestInfo(request)
-      let data: unknown = null
+      let data: unknown
       try {
-        if (page.load) data = await page.load({ url: new URL(request.url, 'http://localhost'), requestInfo })
+        data = await load({ url: new URL(request.url, 'http://localhost'), requestInfo })
       } catch (error) {
-        request.log.error({ err: error, page: page.id }, 'the page loader failed')
-        return sendPage(request, reply, null, requestInfo)
+        request.log.error({ err: error, page: id }, 'the page loader failed')
+        sendPage(request, reply, null, requestInfo)
+        return reply
       }
-      return sendPage(request, reply, { id: page.id, status: 200, data }, requestInfo)
+      sendPage(request, reply, { id, status: 200, data }, requestInfo)
+      return reply
     })
   }
 
-  app.setNotFoundHandler(async (request, reply) => {
+  app.setNotFoundHandler((request, reply) => {
     // A script that asks for JSON gets JSON, as from the error handler; browsers and everyone else get the page.
     if (wantsJson(request)) {
-      return reply.status(404).send({ statusCode: 404, error: 'Not Found', message: 'There is nothing at this address.' })
+      reply.status(404).send({ statusCode: 404, error: 'Not Found', message: 'There is nothing at this address.' })
+      return
     }
-    return sendPage(request, reply, { id: SYSTEM_PAGES.notFound.id, status: 404, data: null })
+    sendPage(request, reply, { id: SYSTEM_PAGES.notFound.id, status: 404, data: null })
   })
 }
