@@ -68,15 +68,35 @@ function decodedForms (value: string): string[] | undefined {
   let current = value
   // One extra round to confirm the last form is stable.
   for (let round = 0; round <= MAX_DECODES; round++) {
-    let next: string
-    try {
-      next = decodeURIComponent(current)
-    } catch {
-      return undefined
-    }
+    // What was sent must be well formed: a literal % travels as %25. In what
+    // decoding produced, a % that starts no escape is that literal percent sign.
+    const next = round === 0 ? strictlyDecoded(current) : escapesDecoded(current)
+    if (next === undefined) return undefined
     if (next === current) return forms
     forms.push(next)
     current = next
   }
   return undefined
+}
+
+function strictlyDecoded (value: string): string | undefined {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return undefined
+  }
+}
+
+/** A run of escapes, decoded together because one character can take several bytes. */
+const ESCAPE_RUN = /(?:%[0-9A-Fa-f]{2})+/g
+
+/** Decodes every escape and keeps any other %; undefined when an escape run is not UTF-8. */
+function escapesDecoded (value: string): string | undefined {
+  let malformed = false
+  const decoded = value.replace(ESCAPE_RUN, (run) => {
+    const text = strictlyDecoded(run)
+    if (text === undefined) malformed = true
+    return text ?? run
+  })
+  return malformed ? undefined : decoded
 }

@@ -54,6 +54,16 @@ t.test('a form post saves the theme and answers 303 to redirectTo', async (t) =>
   t.equal(response.cookies.length, 1, 'no other cookie')
 })
 
+t.test('a page whose address has a percent sign in it is returned to as it was', async (t) => {
+  const { app } = await build(t)
+  const page = await app.inject({ url: '/?q=100%25', headers: { accept: 'text/html' } })
+  const redirectTo = /<input type="hidden" name="redirectTo" value="([^"]*)"\/>/.exec(page.body)?.[1]
+  t.equal(redirectTo, '/?q=100%25', 'the form carries the page\'s own address')
+  const response = await postForm(app, URL, { theme: 'dark', redirectTo: redirectTo ?? '' }, SAME_ORIGIN)
+  t.equal(response.statusCode, 303)
+  t.equal(response.headers.location, '/?q=100%25')
+})
+
 t.test('without redirectTo the form returns home', async (t) => {
   const { app } = await build(t)
   const response = await postForm(app, URL, { theme: 'light' })

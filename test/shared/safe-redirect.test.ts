@@ -201,10 +201,19 @@ t.test('long inputs are refused without being parsed', async (t) => {
   t.equal(safeRedirect('/' + '%25'.repeat(1_000_000)), '/', 'a megabyte of escapes')
 })
 
-// Regression: a literal "%" in a query (`%25` then a non-hex character) looks
-// like a malformed escape to a second decoding layer, so it is refused by design.
-t.test('a double-decoding ambiguity is refused', async (t) => {
-  t.equal(safeRedirect('/search?q=100%25'), '/')
+t.test('a literal percent sign (%25) is kept: once decoded it is data, not a broken escape', async (t) => {
+  for (const path of ['/search?q=100%25', '/search?q=100%25&page=2', '/discount/50%25-off', '/search?q=%25zz', '/%25']) {
+    t.equal(safeRedirect(path), path, path)
+  }
+  t.equal(safeRedirect('/search?q=100%25%252F'), '/search?q=100%25%252F', 'next to a double-encoded slash that stays inside the path')
+})
+
+t.test('a literal percent sign does not hide an encoded escape from the checks', async (t) => {
+  for (const payload of ['/%25%32%46%2Fevil.com', '/%252Fevil.com%25', '%25/%2F/evil.com', '/%25E0%25A4']) {
+    t.equal(safeRedirect(payload), '/', payload)
+  }
+  t.equal(safeRedirect('/%25%2F%2Fevil.com'), '/%25%2F%2Fevil.com', 'a path whose first segment is "%" stays a path on this site')
+  assertSameSitePath(t, safeRedirect('/%25%2F%2Fevil.com'))
 })
 
 t.test('a plain path and query come back exactly as the URL parser reads them', async (t) => {
