@@ -11,6 +11,7 @@ import { loadAssetManifest, type AssetManifest } from './assets.js'
 import { publicEnv, type Env } from './env.js'
 import { handleError } from './error-handler.js'
 import { Honeypot, type HoneypotOptions } from './honeypot.js'
+import { allowedMethods } from './plugins/allowed-methods.js'
 import { compression } from './plugins/compression.js'
 import { gracefulClose } from './plugins/graceful-close.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
@@ -70,6 +71,9 @@ const REQUEST_ID_PREFIX = randomBytes(6).toString('base64url')
 let requestCount = 0
 const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36)}`
 
+/** Fastify's router and the allowed-methods router must read addresses alike. */
+const ROUTER_OPTIONS = { maxParamLength: 200 }
+
 /** Builds the app without listening: main.ts listens, tests inject. */
 export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const { env } = options
@@ -84,7 +88,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     // Deliberate limits against slow or idle clients (slowloris) and oversized requests.
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: ROUTER_OPTIONS,
     // Errors raised while routing (a path that does not decode) get the app's answer, not Fastify's bare JSON without security headers.
     frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -99,6 +103,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   }
   app.decorate('shell', shell)
 
+  // Before any route: it records every route's methods.
+  await app.register(allowedMethods, { routerOptions: ROUTER_OPTIONS })
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)
   await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })

@@ -15,6 +15,11 @@ const CLIENT_MESSAGES: Record<string, string> = {
 
 const SERVER_MESSAGE = 'Something went wrong on our side. Please try again.'
 
+/** An error the error handler answers with `statusCode` and `message`, shown to the client as they are. */
+export function clientError (statusCode: number, code: string, message: string): Error {
+  return Object.assign(new Error(message), { statusCode, code })
+}
+
 export function prefersHtml (request: FastifyRequest): boolean {
   const accept = request.headers.accept ?? ''
   return accept.includes('text/html') && !accept.startsWith('application/json')

@@ -225,12 +225,34 @@ t.test('an unknown path asked for as JSON gets a JSON 404; without a preference,
   t.match(any.body, /<h1>Page not found<\/h1>/)
 })
 
-t.test('the document is GET and HEAD only: POST / does not render the home page', async (t) => {
+t.test('the document is GET and HEAD only: POST / gets 405 with Allow, not the home page', async (t) => {
   const { app } = await build(t)
-  const response = await app.inject({ method: 'POST', url: '/', headers: HTML })
-  t.ok([404, 405].includes(response.statusCode), `a client error, got ${response.statusCode}`)
-  t.notMatch(response.body, /<main class="home"/)
-  t.notMatch(response.body, /<title>Agent Stack<\/title>/)
+  for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const) {
+    const response = await app.inject({ method, url: '/?from=form', headers: HTML })
+    t.equal(response.statusCode, 405, method)
+    t.equal(response.headers.allow, 'GET, HEAD', `${method}: Allow names what the address takes`)
+    t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    t.match(response.body, `This address does not accept ${method} requests, only GET or HEAD.`)
+    t.notMatch(response.body, /<main class="home"/)
+    t.equal(bootstrap(response.body).script.nonce, cspNonce(response), `${method}: the page is the app's own, under its CSP`)
+  }
+})
+
+t.test('a method an address does not take is a 405 for scripts too; an address we do not have stays a 404', async (t) => {
+  const { app } = await build(t)
+  const json = { accept: 'application/json' }
+  const get = await app.inject({ url: '/resources/theme-switch', headers: json })
+  t.equal(get.statusCode, 405)
+  t.equal(get.headers.allow, 'POST')
+  t.same(get.json(), { statusCode: 405, error: 'Method Not Allowed', message: 'This address does not accept GET requests, only POST.' })
+  const probe = await app.inject({ method: 'DELETE', url: '/resources/healthcheck', headers: json })
+  t.equal(probe.statusCode, 405)
+  t.equal(probe.headers.allow, 'GET, HEAD')
+  const unknown = await app.inject({ method: 'POST', url: '/no/such/resource', headers: json })
+  t.equal(unknown.statusCode, 404)
+  t.equal(unknown.headers.allow, undefined)
+  const head = await app.inject({ method: 'HEAD', url: '/no/such/page' })
+  t.equal(head.statusCode, 404)
 })
 
 t.test('HEAD / answers with the headers of the document and no body', async (t) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { SYSTEM_PAGES, type PageDefinition } from '../../ui/page-table.js'
-import { wantsJson } from '../error-handler.js'
+import { clientError, wantsJson } from '../error-handler.js'
 import { readRequestInfo, sendPage } from '../page-response.js'
 
 /** One GET (and HEAD) route per page of the table, and the 404 document for everything else. */
@@ -29,6 +29,12 @@ export async function pageRoutes (app: FastifyInstance, { pages }: { pages: read
   }
 
   app.setNotFoundHandler((request, reply) => {
+    const allowed = app.allowedMethods(request.url)
+    if (allowed.length > 0) {
+      // An address we have, asked with a method it does not take: the error handler answers as for any client error.
+      reply.header('Allow', allowed.join(', '))
+      throw clientError(405, 'METHOD_NOT_ALLOWED', `This address does not accept ${request.method} requests, only ${inWords(allowed)}.`)
+    }
     // A script that asks for JSON gets JSON, as from the error handler; browsers and everyone else get the page.
     if (wantsJson(request)) {
       reply.status(404).send({ statusCode: 404, error: 'Not Found', message: 'There is nothing at this address.' })
@@ -36,4 +42,8 @@ export async function pageRoutes (app: FastifyInstance, { pages }: { pages: read
     }
     sendPage(request, reply, { id: SYSTEM_PAGES.notFound.id, status: 404, data: null })
   })
+}
+
+function inWords (methods: string[]): string {
+  return methods.length === 1 ? methods.join('') : `${methods.slice(0, -1).join(', ')} or ${methods.at(-1)}`
 }

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
 import { isCrossSite } from '../cross-site.js'
-import { wantsJson } from '../error-handler.js'
+import { clientError, wantsJson } from '../error-handler.js'
 import { writeTheme } from '../theme-cookie.js'
 
 /** The switch's fields, as the form and the JavaScript client send them: the validator, the type and the contract. */
@@ -19,10 +19,6 @@ export type ThemeSwitchBody = Static<typeof ThemeSwitchBody>
 const BODY_LIMIT = 4 * 1024
 const ACCEPTED_TYPES = new Set(['application/x-www-form-urlencoded', 'application/json'])
 const THEMES_IN_WORDS = 'system, light or dark'
-
-function clientError (statusCode: number, code: string, message: string): Error {
-  return Object.assign(new Error(message), { statusCode, code })
-}
 
 /** Messages a person can act on, one per kind of bad input (Fastify's default names schema keywords). */
 function validationMessage (errors: FastifySchemaValidationError[]): string {
