@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify'
+import type { PageState } from '../../shared/page-data.js'
 import { SYSTEM_PAGES, type PageDefinition } from '../../ui/page-table.js'
 import { clientError, wantsJson } from '../error-handler.js'
 import { readRequestInfo, sendPage } from '../page-response.js'
 
-/** One GET (and HEAD) route per page of the table, and the 404 document for everything else. */
+/**
+ * One GET (and HEAD) route per page of the table; for every other request,
+ * 405 at an address some route has, the 404 document (or JSON) elsewhere.
+ */
 export async function pageRoutes (app: FastifyInstance, { pages }: { pages: readonly PageDefinition[] }) {
   for (const page of pages) {
     if (!page.path) continue
@@ -15,15 +19,14 @@ export async function pageRoutes (app: FastifyInstance, { pages }: { pages: read
     }
     app.get(page.path, async (request, reply) => {
       const requestInfo = readRequestInfo(request)
-      let data: unknown
+      let state: PageState | null
       try {
-        data = await load({ url: new URL(request.url, 'http://localhost'), requestInfo })
+        state = { id, status: 200, data: await load({ url: new URL(request.url, 'http://localhost'), requestInfo }) }
       } catch (error) {
         request.log.error({ err: error, page: id }, 'the page loader failed')
-        sendPage(request, reply, null, requestInfo)
-        return reply
+        state = null
       }
-      sendPage(request, reply, { id, status: 200, data }, requestInfo)
+      sendPage(request, reply, state, requestInfo)
       return reply
     })
   }
