@@ -29,16 +29,13 @@ export const allowedMethods = fp<{ routerOptions?: FastifyServerOptions['routerO
     maxParamLength: routerOptions.maxParamLength
   })
   const methods = new Set<string>()
-  const seen = new Set<string>()
 
   app.addHook('onRoute', ({ method, url }) => {
-    for (const one of [method].flat()) {
+    for (const one of [method].flat() as FindMyWay.HTTPMethod[]) {
       // The same method and path twice means routes told apart by constraints (host, version): one entry says it all.
-      const key = `${one} ${url}`
-      if (seen.has(key)) continue
-      seen.add(key)
+      if (router.hasRoute(one, url)) continue
       methods.add(one)
-      router.on(one as FindMyWay.HTTPMethod, url, noop)
+      router.on(one, url, noop)
     }
   })
 

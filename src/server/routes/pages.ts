@@ -4,6 +4,9 @@ import { SYSTEM_PAGES, type PageDefinition } from '../../ui/page-table.js'
 import { clientError, wantsJson } from '../error-handler.js'
 import { readRequestInfo, sendPage } from '../page-response.js'
 
+/** "GET or HEAD", "DELETE, GET, or HEAD". */
+const OR = new Intl.ListFormat('en', { type: 'disjunction' })
+
 /**
  * One GET (and HEAD) route per page of the table; for every other request,
  * 405 at an address some route has, the 404 document (or JSON) elsewhere.
@@ -36,7 +39,7 @@ export async function pageRoutes (app: FastifyInstance, { pages }: { pages: read
     if (allowed.length > 0) {
       // An address we have, asked with a method it does not take: the error handler answers as for any client error.
       reply.header('Allow', allowed.join(', '))
-      throw clientError(405, 'METHOD_NOT_ALLOWED', `This address does not accept ${request.method} requests, only ${inWords(allowed)}.`)
+      throw clientError(405, 'METHOD_NOT_ALLOWED', `This address does not accept ${request.method} requests, only ${OR.format(allowed)}.`)
     }
     // A script that asks for JSON gets JSON, as from the error handler; browsers and everyone else get the page.
     if (wantsJson(request)) {
@@ -45,8 +48,4 @@ export async function pageRoutes (app: FastifyInstance, { pages }: { pages: read
     }
     sendPage(request, reply, { id: SYSTEM_PAGES.notFound.id, status: 404, data: null })
   })
-}
-
-function inWords (methods: string[]): string {
-  return methods.length === 1 ? methods.join('') : `${methods.slice(0, -1).join(', ')} or ${methods.at(-1)}`
 }
