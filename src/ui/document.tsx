@@ -8,7 +8,8 @@ export const PRODUCT_NAME = 'Agent Stack'
 export function documentTitle (data: PageData, pages?: readonly PageDefinition[]): string {
   if (!data.page) return `Error | ${PRODUCT_NAME}`
   const title = findPage(data.page.id, pages)?.meta?.title
-  return title ? `${title} | ${PRODUCT_NAME}` : PRODUCT_NAME
+  const text = typeof title === 'function' ? title(data.page) : title
+  return text ? `${text} | ${PRODUCT_NAME}` : PRODUCT_NAME
 }
 
 interface DocumentProps {

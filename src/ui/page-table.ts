@@ -2,16 +2,19 @@ import type { ComponentType } from 'react'
 import type { RequestInfo } from '../shared/page-data.js'
 import { HomePage } from './pages/home.js'
 import { NotFoundPage } from './pages/not-found.js'
-import { BadRequestPage } from './pages/bad-request.js'
+import { BadRequestPage, clientErrorTitle } from './pages/bad-request.js'
 
 export interface LoaderContext {
   url: URL
   requestInfo: RequestInfo
 }
 
-export interface PageMeta {
-  /** Shown before the product name in the title; the product name alone when absent. */
-  title?: string
+export interface PageMeta<Data = unknown> {
+  /**
+   * Shown before the product name in the title; the product name alone when
+   * absent. A function when one page shows several things (a status, a record).
+   */
+  title?: string | ((page: { status: number, data: Data }) => string)
 }
 
 export interface PageDefinition<Data = unknown> {
@@ -25,7 +28,7 @@ export interface PageDefinition<Data = unknown> {
    */
   load?: (context: LoaderContext) => Data | Promise<Data>
   Component: ComponentType<{ data: Data }>
-  meta?: PageMeta
+  meta?: PageMeta<Data>
 }
 
 /** Keeps each page's loader and component agreeing on its data type. */
@@ -41,7 +44,7 @@ export const PAGES: PageDefinition[] = [
 /** Pages the server renders on its own accord, with the status they carry. */
 export const SYSTEM_PAGES = {
   notFound: definePage({ id: 'not-found', Component: NotFoundPage, meta: { title: 'Page not found' } }),
-  badRequest: definePage<{ message: string }>({ id: 'bad-request', Component: BadRequestPage, meta: { title: 'Bad request' } })
+  badRequest: definePage<{ message: string }>({ id: 'bad-request', Component: BadRequestPage, meta: { title: ({ status }) => clientErrorTitle(status) } })
 }
 
 const BY_ID = new Map([...PAGES, ...Object.values(SYSTEM_PAGES)].map((page) => [page.id, page]))

@@ -51,7 +51,7 @@ function assertBadRequestPage (t: Test, response: RawResponse, status: number, m
   t.equal(response.status, status)
   t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
   t.match(response.body, /^<!DOCTYPE html><html lang="en"/)
-  t.match(response.body, '<title>Bad request | Agent Stack</title>')
+  t.match(response.body, '<title>Request too large | Agent Stack</title>')
   t.match(response.body, `<p role="alert">${message}</p>`)
   t.ok(response.body.endsWith('</html>'), 'a complete document')
   t.match(response.headers['content-security-policy'], /script-src 'self' 'nonce-/, 'with the app\'s security headers')

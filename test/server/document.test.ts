@@ -141,6 +141,22 @@ t.test('hostile page data (</script>, <!--, U+2028, U+2029) stays inert in the d
   t.match(response.body, '<p id="echo">&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;', 'React escapes it as text in the markup')
 })
 
+t.test('a page can take its title from its data, escaped like any text', async (t) => {
+  const recordPage = definePage<{ name: string }>({
+    id: 'record',
+    path: '/record',
+    load: ({ url }) => ({ name: url.searchParams.get('name') ?? 'Unnamed' }),
+    Component: ({ data }) => createElement('h1', null, data.name),
+    meta: { title: ({ data }) => `Record ${data.name}` }
+  })
+  const { app } = await build(t, { pages: [...PAGES, recordPage] })
+  const named = await app.inject({ url: '/record?name=Ada', headers: HTML })
+  t.match(named.body, '<title>Record Ada | Agent Stack</title>')
+  const hostile = await app.inject({ url: `/record?name=${encodeURIComponent(INJECTED)}`, headers: HTML })
+  t.match(hostile.body, '<title>Record &lt;/script&gt;&lt;script&gt;alert(1) | Agent Stack</title>')
+  t.notOk(hostile.body.includes(INJECTED), 'the raw markup never appears in the HTML')
+})
+
 t.test('every inline script carries the CSP nonce, and the nonce is new for every request', async (t) => {
   const { app } = await build(t)
   const nonces: string[] = []
@@ -232,6 +248,7 @@ t.test('the document is GET and HEAD only: POST / gets 405 with Allow, not the h
     t.equal(response.statusCode, 405, method)
     t.equal(response.headers.allow, 'GET, HEAD', `${method}: Allow names what the address takes`)
     t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    t.match(response.body, '<title>Method not allowed | Agent Stack</title>', `${method}: the tab says what went wrong`)
     t.match(response.body, `This address does not accept ${method} requests, only GET or HEAD.`)
     t.notMatch(response.body, /<main class="home"/)
     t.equal(bootstrap(response.body).script.nonce, cspNonce(response), `${method}: the page is the app's own, under its CSP`)

@@ -103,14 +103,14 @@ t.test("a client's malformed request to a POST route is a 4xx with a message it 
   const { app } = await build(t)
   app.post('/echo', async (request) => ({ received: request.body }))
 
-  const cases: Array<{ name: string, contentType: string, payload: string, status: number, message: string }> = [
-    { name: 'a body over the limit', contentType: 'application/json', payload: JSON.stringify({ text: 'x'.repeat(70 * 1024) }), status: 413, message: 'The request body is too large.' },
-    { name: 'a form over the limit', contentType: 'application/x-www-form-urlencoded', payload: `text=${'x'.repeat(70 * 1024)}`, status: 413, message: 'The request body is too large.' },
-    { name: 'malformed JSON', contentType: 'application/json', payload: '{"text": ', status: 400, message: 'The request body is not valid JSON.' },
-    { name: 'an empty JSON body', contentType: 'application/json', payload: '', status: 400, message: 'The request body is empty; JSON was expected.' },
-    { name: 'an unsupported media type', contentType: 'text/csv', payload: 'a,b\n1,2', status: 415, message: 'This content type is not accepted here. Send a form or JSON.' }
+  const cases: Array<{ name: string, contentType: string, payload: string, status: number, title: string, message: string }> = [
+    { name: 'a body over the limit', contentType: 'application/json', payload: JSON.stringify({ text: 'x'.repeat(70 * 1024) }), status: 413, title: 'Request too large', message: 'The request body is too large.' },
+    { name: 'a form over the limit', contentType: 'application/x-www-form-urlencoded', payload: `text=${'x'.repeat(70 * 1024)}`, status: 413, title: 'Request too large', message: 'The request body is too large.' },
+    { name: 'malformed JSON', contentType: 'application/json', payload: '{"text": ', status: 400, title: 'Bad request', message: 'The request body is not valid JSON.' },
+    { name: 'an empty JSON body', contentType: 'application/json', payload: '', status: 400, title: 'Bad request', message: 'The request body is empty; JSON was expected.' },
+    { name: 'an unsupported media type', contentType: 'text/csv', payload: 'a,b\n1,2', status: 415, title: 'Unsupported content type', message: 'This content type is not accepted here. Send a form or JSON.' }
   ]
-  for (const { name, contentType, payload, status, message } of cases) {
+  for (const { name, contentType, payload, status, title, message } of cases) {
     const json = await app.inject({ method: 'POST', url: '/echo', headers: { ...JSON_CLIENT, 'content-type': contentType }, payload })
     t.equal(json.statusCode, status, `${name}: ${status} for a JSON client`)
     t.equal(json.json().message, message, `${name}: says what is wrong`)
@@ -119,7 +119,7 @@ t.test("a client's malformed request to a POST route is a 4xx with a message it 
     const html = await app.inject({ method: 'POST', url: '/echo', headers: { ...HTML, 'content-type': contentType }, payload })
     t.equal(html.statusCode, status, `${name}: ${status} for a browser`)
     t.equal(html.headers['content-type'], 'text/html; charset=utf-8')
-    t.match(html.body, /<title>Bad request \| Agent Stack<\/title>/, `${name}: the bad-request document`)
+    t.match(html.body, `<title>${title} | Agent Stack</title>`, `${name}: the client-error document, titled for its status`)
     t.match(html.body, `<p role="alert">${message}</p>`, `${name}: with the message`)
   }
 

@@ -139,6 +139,7 @@ t.test('cross-site submissions are refused and change nothing', async (t) => {
       const page = await postForm(app, URL, { theme: 'dark', redirectTo: '/' }, headers)
       assertRefused(t, page, 403)
       assertMessage(t, page, /another site/)
+      t.match(page.body, '<title>Forbidden | Agent Stack</title>')
       const json = await postJson(app, { theme: 'dark' }, headers)
       assertRefused(t, json, 403)
       assertMessage(t, json, /another site/)
