@@ -104,7 +104,6 @@ const DOCUMENTS: AuditedDocument[] = [
 
 t.test('no accessibility violations on the shell\'s documents, in either theme', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listen(t, {
     routes (app) {
       // As a form action does: a flash toast, then a redirect to the page that shows it.

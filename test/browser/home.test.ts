@@ -4,7 +4,6 @@ import { listen } from '../helpers/server.js'
 
 t.test('the home page loads and hydrates with a clean console', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listen(t)
   const { page, problems } = await visit(browser, url)
   t.equal(await page.title(), 'Agent Stack')

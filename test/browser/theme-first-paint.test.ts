@@ -27,7 +27,6 @@ const SAVED = ['none', 'light', 'dark', 'system'] as const
 for (const scheme of ['light', 'dark'] as const satisfies readonly Scheme[]) {
   t.test(`on an OS in ${scheme} mode`, async (t) => {
     const browser = await launchWithScheme(t, scheme)
-    if (!browser) return
     const { url } = await listen(t)
 
     for (const saved of SAVED) {

@@ -32,7 +32,6 @@ const cookie = async (page: Page, name: string) => (await page.context().cookies
 
 t.test('a first visit from another time zone reloads once, and the theme is right in both documents', async (t) => {
   const browser = await launchWithScheme(t, 'dark')
-  if (!browser) return
   const { url } = await listen(t)
   const { page, problems } = await openThemePage(browser, { timezoneId: 'Europe/Paris' })
   const commits = countCommits(page)
@@ -55,7 +54,6 @@ t.test('a first visit from another time zone reloads once, and the theme is righ
 
 t.test('a browser in UTC is never reloaded', async (t) => {
   const browser = await launchWithScheme(t, 'light')
-  if (!browser) return
   const { url } = await listen(t)
   const { page, problems } = await openThemePage(browser, { timezoneId: 'UTC' })
   const commits = countCommits(page)
@@ -69,7 +67,6 @@ t.test('a browser in UTC is never reloaded', async (t) => {
 
 t.test('with cookies blocked there is no reload loop', async (t) => {
   const browser = await launchWithScheme(t, 'dark')
-  if (!browser) return
   const { url } = await listen(t)
   const { page, context, problems } = await openThemePage(browser, { timezoneId: 'Asia/Tokyo' })
   // The page's document.cookie reads nothing and keeps nothing, as where cookies are blocked.
@@ -87,7 +84,6 @@ t.test('with cookies blocked there is no reload loop', async (t) => {
 
 t.test('where cookie writes are silently dropped (privacy tools) there is no reload loop either', async (t) => {
   const browser = await launchWithScheme(t, 'light')
-  if (!browser) return
   const { url } = await listen(t)
   const { page, context, problems } = await openThemePage(browser, { timezoneId: 'America/New_York' })
   await context.addInitScript({ content: 'Object.defineProperty(Document.prototype, "cookie", { configurable: true, get: () => "", set: () => {} })' })
@@ -100,7 +96,6 @@ t.test('where cookie writes are silently dropped (privacy tools) there is no rel
 
 t.test('bots never get the reload', async (t) => {
   const browser = await launchWithScheme(t, 'light')
-  if (!browser) return
   const { url } = await listen(t)
   const { page, problems } = await openThemePage(browser, { timezoneId: 'Europe/Paris', userAgent: GOOGLEBOT })
   const commits = countCommits(page)

@@ -18,7 +18,6 @@ const cookie = async (page: Page, name: string) => (await page.context().cookies
 
 t.test('a system page follows a change of the OS scheme without a reload', async (t) => {
   const browser = await launchWithScheme(t, 'light')
-  if (!browser) return
   const { url } = await listen(t)
   // Emulated here: the OS scheme has to change while the page is open.
   const { page, problems } = await visit(browser, url, { open: openThemePage, colorScheme: 'light' })
@@ -43,7 +42,6 @@ t.test('a system page follows a change of the OS scheme without a reload', async
 
 t.test('a saved preference ignores a change of the OS scheme', async (t) => {
   const browser = await launchWithScheme(t, 'light')
-  if (!browser) return
   const { url } = await listen(t)
   const { page, problems } = await visit(browser, url, { open: openThemePage, colorScheme: 'light', savedTheme: 'light' })
   await page.emulateMedia({ colorScheme: 'dark' })
@@ -55,7 +53,6 @@ t.test('a saved preference ignores a change of the OS scheme', async (t) => {
 
 t.test('other tabs follow a switch at once', async (t) => {
   const browser = await launchWithScheme(t, 'dark')
-  if (!browser) return
   const { url } = await listen(t)
   const { page: first, context, problems } = await openThemePage(browser)
   const second = await context.newPage()
@@ -80,7 +77,6 @@ t.test('other tabs follow a switch at once', async (t) => {
 
 t.test('back to a page kept in the back/forward cache shows the current theme', async (t) => {
   const browser = await launchWithScheme(t, 'light', { ignoreDefaultArgs: ['--disable-back-forward-cache'] })
-  if (!browser) return
   const { url } = await listen(t)
   const { page, problems } = await visit(browser, url, { open: openThemePage })
   await markDocument(page)
@@ -108,7 +104,6 @@ t.test('back to a page from the HTTP cache shows the current theme', async (t) =
   // Playwright's default: no back/forward cache, so history navigation reuses the cached HTML,
   // which was rendered with the old theme.
   const browser = await launchWithScheme(t, 'light')
-  if (!browser) return
   const { url } = await listen(t)
   const { page, problems } = await visit(browser, url, { open: openThemePage })
   await page.goto(`${url}/?page=2`)

@@ -63,7 +63,6 @@ async function settled (page: Page, selector: string) {
 
 t.test('a flash toast after a redirect: top center, themed, shown once, closed by its button', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listenWithFlash(t)
   const { page, problems, cspViolations } = await visit(browser, url, { open: openWatched, path: '/test/flash' })
   t.equal(new URL(page.url()).pathname, '/', 'the redirect was followed')
@@ -106,7 +105,6 @@ t.test('a flash toast after a redirect: top center, themed, shown once, closed b
 
 t.test('with a saved dark theme the toast is dark too', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listenWithFlash(t)
   const { page, problems, cspViolations } = await visit(browser, url, { open: openWatched, savedTheme: 'dark', path: '/test/flash' })
   await page.locator('[data-sonner-toast]').waitFor({ state: 'visible' })
@@ -118,7 +116,6 @@ t.test('with a saved dark theme the toast is dark too', async (t) => {
 
 t.test('a flash toast is not shown again in the same tab, and a new one is', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listenWithFlash(t)
   const { page, problems } = await visit(browser, url, { open: openWatched, path: '/test/flash' })
   await page.locator('[data-sonner-toast]', { hasText: 'Your note was saved.' }).waitFor()
@@ -140,7 +137,6 @@ t.test('a flash toast is not shown again in the same tab, and a new one is', asy
 
 t.test('four toasts in a row show at most three', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listenWithFlash(t)
   const { page, problems, cspViolations } = await visit(browser, url, { open: openWatched })
 
@@ -168,7 +164,6 @@ t.test('four toasts in a row show at most three', async (t) => {
 
 t.test('a toast closes by itself after about 4 s', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listenWithFlash(t)
   const { page, problems } = await visit(browser, url, { open: openWatched })
 
@@ -193,7 +188,6 @@ t.test('a toast closes by itself after about 4 s', async (t) => {
 
 t.test('without JavaScript the message is in a visible status region', async (t) => {
   const browser = await launchBrowser(t)
-  if (!browser) return
   const { url } = await listenWithFlash(t)
   const { page, problems } = await visit(browser, url, { javaScriptEnabled: false, path: '/test/flash' })
 

@@ -15,7 +15,7 @@ export const BACKGROUNDS: Record<Scheme, string> = { light: 'rgb(255, 255, 255)'
  * Open pages with `colorScheme: null` so Playwright's default emulation
  * (light) does not override it (openThemePage does).
  */
-export function launchWithScheme (t: Test, scheme: Scheme, options: LaunchOptions = {}): Promise<Browser | null> {
+export function launchWithScheme (t: Test, scheme: Scheme, options: LaunchOptions = {}): Promise<Browser> {
   return launchBrowser(t, { ...options, args: [...(options.args ?? []), ...(scheme === 'dark' ? ['--force-dark-mode'] : [])] })
 }
 
