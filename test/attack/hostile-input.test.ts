@@ -46,12 +46,12 @@ async function assertStillServing (t: Test) {
   t.equal(health.body, 'OK')
 }
 
-/** The app's document for a client error, with its message and the security headers. */
-function assertBadRequestPage (t: Test, response: RawResponse, status: number, message: string) {
+/** The app's document for a client error, with its title, its message and the security headers. */
+function assertClientErrorPage (t: Test, response: RawResponse, status: number, title: string, message: string) {
   t.equal(response.status, status)
   t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
   t.match(response.body, /^<!DOCTYPE html><html lang="en"/)
-  t.match(response.body, '<title>Request too large | Agent Stack</title>')
+  t.match(response.body, `<title>${title} | Agent Stack</title>`)
   t.match(response.body, `<p role="alert">${message}</p>`)
   t.ok(response.body.endsWith('</html>'), 'a complete document')
   t.match(response.headers['content-security-policy'], /script-src 'self' 'nonce-/, 'with the app\'s security headers')
@@ -106,7 +106,7 @@ t.test('10 MB for the theme switch is refused with 413, whether announced, strea
 
   await t.test('announced by Content-Length: refused before it is read', async (t) => {
     const page = await post({ accept: HTML, 'content-type': FORM, 'content-length': String(form.length) }, form)
-    assertBadRequestPage(t, page, 413, TOO_LARGE)
+    assertClientErrorPage(t, page, 413, 'Request too large', TOO_LARGE)
     t.notOk(page.headers['set-cookie'], 'nothing saved')
     t.equal(page.headers.connection, 'close', 'the connection is not kept for the rest of the body')
     await assertStillServing(t)
