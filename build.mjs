@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
@@ -34,6 +35,23 @@ const sonnerWithoutStyleInjection = {
       const patched = source.replace('function __insertCSS(code) {', 'function __insertCSS(code) { return;')
       if (patched === source) throw new Error('sonner changed: its runtime style injection could not be disabled')
       return { contents: patched, loader: 'js' }
+    })
+  }
+}
+
+// React's Node renderer enters an AsyncLocalStorage for its work, which on
+// Node 20 turns async hooks on for every later request, rendered or not
+// (src/server/render-request-storage.ts says what it gets instead, and why).
+// So the renderer is bundled rather than left external, and its
+// node:async_hooks resolves to that storage.
+const REACT_DOM_SERVER = createRequire(import.meta.url).resolve('react-dom/server.node')
+const reactRendererWithoutAsyncHooks = {
+  name: 'react-renderer-without-async-hooks',
+  setup (build) {
+    build.onResolve({ filter: /^react-dom\/server$/ }, () => ({ path: REACT_DOM_SERVER }))
+    build.onResolve({ filter: /^(node:)?async_hooks$/ }, ({ importer }) => {
+      if (!/[\\/]node_modules[\\/]react-dom[\\/]/.test(importer)) return undefined
+      return { path: join(root, 'src', 'server', 'render-request-storage.ts') }
     })
   }
 }
@@ -82,9 +100,12 @@ const serverOptions = {
   target: 'node20',
   outdir: serverOut,
   packages: 'external',
+  // The bundled renderer is CommonJS and requires its packages (react, react-dom) at run time.
+  banner: { js: "import { createRequire as createRequireForBundledCommonJS } from 'node:module'; const require = createRequireForBundledCommonJS(import.meta.url);" },
   sourcemap: 'linked',
   jsx: 'automatic',
   metafile: true,
+  plugins: [reactRendererWithoutAsyncHooks],
   logLevel: 'warning'
 }
 
@@ -213,7 +234,7 @@ async function watchAndServe () {
   })
   await buildAll()
   const clientContext = await esbuild.context({ ...clientOptions, plugins: [...clientOptions.plugins, onRebuild('client')] })
-  const serverContext = await esbuild.context({ ...serverOptions, plugins: [onRebuild('server')] })
+  const serverContext = await esbuild.context({ ...serverOptions, plugins: [...serverOptions.plugins, onRebuild('server')] })
   await Promise.all([clientContext.watch(), serverContext.watch()])
 }
 
