@@ -1,7 +1,7 @@
 // What npm run bench and npm run soak share: the app started as in production
-// and pinned to core 0, autocannon (bench/load.mjs) pinned to core 1, and the
-// readings of both taken from /proc. Every process started here is stopped
-// when the importing script exits.
+// and pinned to core 0, autocannon (bench/load.mjs, one process for every run)
+// pinned to core 1, and the readings of both taken from /proc. Every process
+// started here is stopped when the importing script exits.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
@@ -97,28 +97,53 @@ export async function rssMiB (pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
 }
 
+let generator = null
+
+/** The load generator (bench/load.mjs), started on first use and kept for every run after. */
+function loadGenerator () {
+  if (generator === null) {
+    generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+    generator.once('exit', () => { generator = null })
+  }
+  return generator
+}
+
+/** The generator's answer to one run, or an error if it stops before answering. */
+function nextAnswer (child, what) {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message) => {
+      child.off('exit', onExit)
+      if (message.error) reject(new Error(`the load generator failed for ${what}: ${message.error}`))
+      else resolve(message)
+    }
+    const onExit = (code) => {
+      child.off('message', onMessage)
+      reject(new Error(`the load generator exited (${code}) during ${what}`))
+    }
+    child.once('message', onMessage)
+    child.once('exit', onExit)
+  })
+}
+
 /**
  * One autocannon run (its options as autocannon takes them) on the generator's
  * core: its result, the CPU seconds the server spent, and how busy the server
  * and the generator were, in cores.
  */
 export async function generateLoad (what, options, serverPid) {
-  const generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const serverBefore = await cpuTicks(serverPid)
+  const child = loadGenerator()
+  const [serverBefore, generatorBefore] = await Promise.all([cpuTicks(serverPid), cpuTicks(child.pid)])
   const started = Date.now()
-  let generatorTicks = 0
-  const sampler = setInterval(async () => { generatorTicks = await cpuTicks(generator.pid) || generatorTicks }, 200)
-  let output = ''
-  generator.stdout.on('data', (chunk) => { output += chunk })
-  const [code] = await once(generator, 'exit')
-  clearInterval(sampler)
-  if (code !== 0) throw new Error(`the load generator failed for ${what}`)
+  const answer = nextAnswer(child, what)
+  child.send(options)
+  const result = await answer
   const seconds = (Date.now() - started) / 1000
-  const serverCpuSeconds = (await cpuTicks(serverPid) - serverBefore) / 100
+  const [serverAfter, generatorAfter] = await Promise.all([cpuTicks(serverPid), cpuTicks(child.pid)])
+  const serverCpuSeconds = (serverAfter - serverBefore) / 100
   return {
-    result: JSON.parse(output),
+    result,
     serverCpuSeconds,
     serverCpu: serverCpuSeconds / seconds,
-    generatorCpu: generatorTicks / 100 / seconds
+    generatorCpu: (generatorAfter - generatorBefore) / 100 / seconds
   }
 }

@@ -9,7 +9,7 @@ export function median (values) {
 
 /**
  * App ÷ ceiling from interleaved rounds. Each round's app run and the ceiling
- * run right after it share the machine's state of the moment: the ratio of each
+ * run next to it share the machine's state of the moment: the ratio of each
  * pair, then their median, cancels drift that medians taken apart would not.
  */
 export function pairedRatio (appRps, ceilingRps) {
