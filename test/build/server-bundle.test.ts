@@ -1,19 +1,16 @@
 import t from 'tap'
 import { fileURLToPath } from 'node:url'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
+import { TEST_SECRETS } from '../helpers/app.js'
 import { startListening } from '../helpers/process.js'
 
 const PROBE = fileURLToPath(new URL('../helpers/async-local-storage-probe.mjs', import.meta.url))
-const SECRETS = {
-  SESSION_SECRET: 'bundle-test-session-secret-0123456789abcdef',
-  HONEYPOT_SECRET: 'bundle-test-honeypot-secret-0123456789abcdef'
-}
 
 // React's Node renderer would enter an AsyncLocalStorage for each render; on
 // Node 20 that taxes every later request (src/server/render-request-storage.ts).
 for (const NODE_ENV of ['production', 'development']) {
   t.test(`the built server renders pages without entering an AsyncLocalStorage (React's ${NODE_ENV} build)`, async (t) => {
-    const server = await startListening(t, { ...SECRETS, NODE_ENV, NODE_OPTIONS: `--import=${PROBE}` })
+    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV, NODE_OPTIONS: `--import=${PROBE}` })
     for (const theme of ['light', 'dark']) {
       const page = await fetch(`${server.url}/`, { headers: { cookie: `${THEME_COOKIE_NAME}=${theme}` } })
       t.equal(page.status, 200)

@@ -13,7 +13,8 @@ export interface TestApp {
   logs: Array<Record<string, unknown> & { level: number, msg?: string }>
 }
 
-const TEST_SECRETS = {
+/** Fixed secrets, so no test depends on the random ones generated outside production. */
+export const TEST_SECRETS = {
   SESSION_SECRET: 'test-session-secret-0123456789abcdef0123456789',
   HONEYPOT_SECRET: 'test-honeypot-secret-0123456789abcdef012345678'
 }
