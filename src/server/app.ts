@@ -5,22 +5,26 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { PublicEnv } from '../shared/page-data.js'
-import { PAGES, type PageDefinition } from '../ui/page-table.js'
-import { loadAssetManifest, type AssetManifest } from './assets.js'
-import { publicEnv, type Env } from './env.js'
+import { PAGES, type AnyPage } from '../ui/page-table.js'
+import { loadAssetManifest } from './assets.js'
+import type { Env } from './env.js'
 import { handleError } from './error-handler.js'
-import { Honeypot, type HoneypotOptions } from './honeypot.js'
+import { flashToasts } from './flash-toast.js'
+import type { HoneypotOptions } from './honeypot.js'
+import { notFound } from './not-found.js'
+import { LOADERS, type LoaderTable } from './pages/index.js'
 import { allowedMethods } from './plugins/allowed-methods.js'
 import { compression } from './plugins/compression.js'
 import { gracefulClose } from './plugins/graceful-close.js'
+import { honeypot } from './plugins/honeypot.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
+import { pageRendering } from './plugins/page-rendering.js'
 import { security } from './plugins/security.js'
-import { RenderCache } from './render-cache.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { healthcheckRoutes } from './routes/healthcheck.js'
 import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
+import { themeCookie } from './theme-cookie.js'
 import { timeoutOptions, type Timeouts } from './timeouts.js'
 
 /** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
@@ -29,8 +33,10 @@ export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 export interface AppOptions {
   env: Env
   logger?: FastifyServerOptions['logger']
-  /** The page table; tests pass their own to exercise failing loaders. */
-  pages?: readonly PageDefinition[]
+  /** The page table; tests pass their own, with pages whose loaders or components fail. */
+  pages?: readonly AnyPage[]
+  /** The server's loaders by page id; tests pass their own beside their pages. */
+  loaders?: LoaderTable
   distDir?: string
   /** Overrides of the load-shedding settings (the delay comes from LOAD_SHEDDING_DELAY_MS); tests shorten Retry-After. */
   loadShedding?: LoadSheddingOptions
@@ -40,24 +46,6 @@ export interface AppOptions {
   timeouts?: Partial<Timeouts>
   /** More routes, registered after the app's own: tests add the form and redirect routes they exercise. */
   routes?: (app: FastifyInstance) => void | Promise<void>
-}
-
-/** What every request handler may need from the shell, computed once at start. */
-export interface Shell {
-  env: Env
-  publicEnv: PublicEnv
-  assets: AssetManifest
-  honeypot: Honeypot
-  /** The page table the routes serve and the document renders from. */
-  pages: readonly PageDefinition[]
-  /** Documents already rendered, keyed by their page data (render-cache.ts). */
-  renderCache: RenderCache
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    shell: Shell
-  }
 }
 
 /** What a proxy's X-Request-Id may be for us to log it as the request's id. */
@@ -93,15 +81,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  const shell: Shell = {
-    env,
-    publicEnv: publicEnv(env),
-    assets: loadAssetManifest(join(distDir, 'manifest.json')),
-    honeypot: new Honeypot({ ...options.honeypot, secret: env.HONEYPOT_SECRET }),
-    pages: options.pages ?? PAGES,
-    renderCache: new RenderCache()
-  }
-  app.decorate('shell', shell)
+  const pages = options.pages ?? PAGES
+  const secure = env.NODE_ENV === 'production'
 
   // Before any route: it records every route's methods.
   await app.register(allowedMethods, { routerOptions: ROUTER_OPTIONS })
@@ -111,6 +92,12 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(security, { env })
   await app.register(compression)
   await app.register(cookie, { secret: env.SESSION_SECRET })
+  await app.register(themeCookie, { secure })
+  await app.register(flashToasts, { secure })
+  await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages })
+  // After cookies and security headers, before the body parsers: an unknown address is answered unread.
+  await app.register(notFound)
   await app.register(formbody)
   await app.register(staticAssets, { root: join(distDir, 'client') })
 
@@ -118,7 +105,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthcheckRoutes)
   await app.register(themeSwitchRoutes)
-  await app.register(pageRoutes, { pages: shell.pages })
+  await app.register(pageRoutes, { pages, loaders: options.loaders ?? LOADERS })
   const { routes } = options
   if (routes) await app.register(async (scope) => { await routes(scope) })
 

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
@@ -90,3 +91,14 @@ export function takeFlashToast (request: FastifyRequest, reply: FastifyReply, op
     return null
   }
 }
+
+export interface FlashToasts {
+  set (reply: FastifyReply, toast: FlashToastInput): void
+  take (request: FastifyRequest, reply: FastifyReply): Toast | null
+}
+declare module 'fastify' {
+  interface FastifyInstance { flashToasts: FlashToasts }
+}
+export const flashToasts = fp<FlashToastCookieOptions>(async (app, options) => {
+  app.decorate('flashToasts', { set: (reply: FastifyReply, toast: FlashToastInput) => setFlashToast(reply, toast, options), take: (request: FastifyRequest, reply: FastifyReply) => takeFlashToast(request, reply, options) })
+}, { name: 'flash-toasts', dependencies: ['@fastify/cookie'] })

@@ -195,7 +195,7 @@ export function createHoneypot (options: HoneypotOptions): Honeypot {
  */
 export function assertHuman (request: FastifyRequest): void {
   try {
-    request.server.shell.honeypot.check(request.body)
+    request.server.honeypot.check(request.body)
   } catch (error) {
     if (error instanceof HoneypotError) request.log.info({ honeypot: error.code }, 'the honeypot refused a form submission')
     throw error

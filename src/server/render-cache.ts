@@ -1,12 +1,16 @@
+import { PassThrough, Transform } from 'node:stream'
+import type { PageData } from '../shared/page-data.js'
+
 /**
  * Documents already rendered, keyed by what they were rendered from.
  *
- * React components are pure functions of their props, so the same page data
- * renders the same HTML. Only two values in a document change per response:
- * the CSP nonce and the honeypot's encrypted timestamp. A rendered document is
- * kept as a template with those two values cut out, and later responses for
- * the same data fill in their own. Both values are long and random (128 bits
- * or more), so cutting on them cannot hit anything else in the page.
+ * A page's component is a pure function of its data (React's rule), so the
+ * same page data renders the same HTML. Only two values in a document change
+ * per response: the CSP nonce and the honeypot's token. A rendered document
+ * is kept as a template with those two cut out, and later responses for the
+ * same data fill in their own. Both are long and random, so cutting on them
+ * hits nothing else, unless the data itself carries one (a URL with the
+ * public token in it): such a document is never kept.
  *
  * Bounded by the characters it holds, least recently used first out.
  */
@@ -56,6 +60,29 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): s
   return html
 }
 
+/**
+ * The cache key of a document, or null for one that must be rendered every
+ * time: a flash toast is shown once, a page marked `cache: false` reads more
+ * than its data, and data carrying a filling would turn into a slot. The
+ * environment, asset tags and honeypot field names are the same for every
+ * document of the app that owns the cache, so the request info and the page
+ * make the key.
+ */
+export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: boolean): string | null {
+  if (!cacheable || data.toast) return null
+  const key = JSON.stringify([data.requestInfo, data.page])
+  return key.includes(fillings.honeypotToken) || key.includes(fillings.nonce) ? null : key
+}
+
+/** The HTML of a document on its way to the client, kept once it has streamed whole. */
+export interface Capture {
+  readonly stream: Transform
+  /** The render failed or was cut short: do not keep it. */
+  spoil (): void
+}
+
+export const passThrough = (): Capture => ({ stream: new PassThrough(), spoil () {} })
+
 export interface RenderCacheOptions {
   /** Upper bound of the characters held, keys included. */
   maxChars?: number
@@ -99,6 +126,23 @@ export class RenderCache {
       this.#entries.delete(oldest)
       this.#chars -= entry.chars
     }
+  }
+
+  /** A stream that passes a document through and keeps it under `key` if it ends unspoiled. */
+  capture (key: string, fillings: Fillings): Capture {
+    const chunks: Buffer[] = []
+    let whole = true
+    const stream = new Transform({
+      transform (chunk: Buffer, _encoding, done) {
+        chunks.push(chunk)
+        done(null, chunk)
+      },
+      flush: (done) => {
+        if (whole) this.set(key, toTemplate(Buffer.concat(chunks).toString('utf8'), fillings))
+        done()
+      }
+    })
+    return { stream, spoil () { whole = false } }
   }
 
   #forget (key: string): void {

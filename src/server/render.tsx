@@ -1,11 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Transform } from 'node:stream'
-import { renderToPipeableStream, renderToString } from 'react-dom/server'
+import type { ReactNode } from 'react'
+import { Writable } from 'node:stream'
+import { renderToPipeableStream } from 'react-dom/server'
 import type { PageData } from '../shared/page-data.js'
 import { serializeForScript } from '../shared/serialize.js'
-import { Document } from '../ui/document.js'
-import type { Shell } from './app.js'
-import { fillTemplate, toTemplate, type Fillings } from './render-cache.js'
+import type { Capture } from './render-cache.js'
 
 export interface RenderOptions {
   status: number
@@ -13,6 +12,11 @@ export interface RenderOptions {
   waitForAll: boolean
   /** A render still running after this is aborted. */
   timeoutMs: number
+  nonce: string
+  /** Where the rendered HTML flows on its way to the reply (render-cache.ts). */
+  capture: Capture
+  /** Called instead of sending when the shell fails, before anything was sent. */
+  onShellFailed: (error: unknown) => void
 }
 
 /** The inline script that hands the browser its data before the client bundle runs. */
@@ -20,70 +24,23 @@ export function bootstrapScript (data: PageData): string {
   return `window.ENV=${serializeForScript(data.env)};window.__PAGE_DATA__=${serializeForScript(data)}`
 }
 
-/**
- * What a document is rendered from, as a render cache key; null for data that
- * will not repeat. A flash toast carries a fresh id and is shown once, so
- * such a page is always rendered. The environment, the asset tags and the
- * honeypot's field names are the shell's own, the same for every page while
- * the cache lives (it lives on the shell), so only the request info and the
- * page make the key; data that brings its own is not cached.
- */
-export function renderCacheKey (data: PageData, shell: Pick<Shell, 'publicEnv' | 'assets' | 'honeypot'>): string | null {
-  if (data.toast) return null
-  const { honeyProps } = data
-  const shellsOwn = data.env === shell.publicEnv && data.assets === shell.assets &&
-    honeyProps.nameFieldName === shell.honeypot.nameFieldName && honeyProps.validFromFieldName === shell.honeypot.validFromFieldName
-  return shellsOwn ? JSON.stringify([data.requestInfo, data.page]) : null
+function renderOptions (data: PageData, nonce: string) {
+  return { nonce, bootstrapScriptContent: bootstrapScript(data), bootstrapModules: [data.assets.entry] }
 }
 
 /**
- * Sends <Document> for `data`: at once from the render cache when the same
- * data has been rendered before, else streamed once React's shell is ready
- * and, when it rendered without an error, kept for next time. Returns
- * nothing: the reply always ends, and a handler with nothing to wait for can
- * stay synchronous (Fastify then adds no promise and no finish listener).
- */
-export function renderDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions): void {
-  const { shell } = request.server
-  const { renderCache } = shell
-  const key = renderCacheKey(data, shell)
-  const fillings: Fillings = { nonce: reply.cspNonce.script, honeypotToken: data.honeyProps.encryptedValidFrom }
-  const template = key === null ? undefined : renderCache.get(key)
-  if (template) {
-    reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(fillTemplate(template, fillings))
-    return
-  }
-  streamDocument(request, reply, data, options, (html) => {
-    if (key !== null) renderCache.set(key, toTemplate(html, fillings))
-  })
-}
-
-/**
- * Streams <Document> to the reply. The stream is handed to reply.send() so
+ * Streams a document to the reply. The stream is handed to reply.send() so
  * Fastify's hooks (cookies, security headers, compression) still apply
  * (fastify/fastify#2372). Every callback of renderToPipeableStream is handled
- * here: the shell failing becomes the 500 error document, a client leaving
- * or a render hanging aborts it, and the timer and listener are released when
- * the response ends. A document that streamed to its end without an error is
- * passed to `rendered`.
+ * here: the shell failing goes to `onShellFailed`, a client leaving or a
+ * render hanging aborts it, and the timer and listener are released when
+ * the response ends. A failure after the shell or an abort spoils the
+ * capture: that document is not kept.
  */
-function streamDocument (request: FastifyRequest, reply: FastifyReply, data: PageData, options: RenderOptions, rendered: (html: string) => void): void {
-  const nonce = reply.cspNonce.script
+export function streamDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
+  const { capture } = options
   let sent = false
   let failedAfterShell = false
-  // Only a document that rendered whole, with no error and no abort, is worth keeping.
-  let whole = true
-  const chunks: Buffer[] = []
-  const body = new Transform({
-    transform (chunk: Buffer, _encoding, done) {
-      chunks.push(chunk)
-      done(null, chunk)
-    },
-    flush (done) {
-      if (whole) rendered(Buffer.concat(chunks).toString('utf8'))
-      done()
-    }
-  })
   let timer: NodeJS.Timeout | undefined
   let released = false
   const onClose = () => {
@@ -96,10 +53,8 @@ function streamDocument (request: FastifyRequest, reply: FastifyReply, data: Pag
     reply.raw.removeListener('close', onClose)
   }
 
-  const { pipe, abort } = renderToPipeableStream(<Document data={data} pages={request.server.shell.pages} nonce={nonce} />, {
-    nonce,
-    bootstrapScriptContent: bootstrapScript(data),
-    bootstrapModules: [data.assets.entry],
+  const { pipe, abort } = renderToPipeableStream(element, {
+    ...renderOptions(data, options.nonce),
     onShellReady () {
       if (!options.waitForAll) send()
     },
@@ -110,20 +65,18 @@ function streamDocument (request: FastifyRequest, reply: FastifyReply, data: Pag
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
       if (sent) return
       sent = true
-      whole = false
       release()
-      request.log.error({ err: error }, 'the document shell failed to render')
-      sendErrorDocument(reply, data)
+      options.onShellFailed(error)
     },
     onError (error) {
       failedAfterShell = true
-      whole = false
+      capture.spoil()
       request.log.error({ err: error }, 'rendering failed')
     }
   })
 
   function stop (reason: Error) {
-    whole = false
+    capture.spoil()
     abort(reason)
   }
 
@@ -138,25 +91,24 @@ function streamDocument (request: FastifyRequest, reply: FastifyReply, data: Pag
     // A bot waits for everything, so an error anywhere can still change its status.
     reply.status(failedAfterShell ? 500 : options.status)
     reply.header('Content-Type', 'text/html; charset=utf-8')
-    pipe(body)
-    reply.send(body)
+    pipe(capture.stream)
+    reply.send(capture.stream)
   }
 }
 
-/** The error document: the same shell without page data, so nothing of the failure reaches the visitor. */
-export function sendErrorDocument (reply: FastifyReply, data: PageData): FastifyReply {
-  const errorData: PageData = { ...data, page: null, toast: null }
-  let html: string
-  try {
-    html = renderToString(<Document data={errorData} pages={reply.server.shell.pages} nonce={reply.cspNonce.script} />)
-  } catch (error) {
-    reply.log.error({ err: error }, 'the error document failed to render')
-    html = '<html lang="en" class="light"><head><meta charset="utf-8"><title>Error | Agent Stack</title></head><body><h1>Something went wrong</h1></body></html>'
-  }
-  // renderToString has no bootstrap options: the data script is added here with the nonce.
-  const script = `<script nonce="${reply.cspNonce.script}">${bootstrapScript(errorData)}</script><script type="module" nonce="${reply.cspNonce.script}" src="${data.assets.entry}"></script>`
-  return reply
-    .status(500)
-    .header('Content-Type', 'text/html; charset=utf-8')
-    .send(`<!DOCTYPE html>${html.replace('</body>', `${script}</body>`)}`)
+/** The whole document as one string, once everything has rendered; rejects on any render error. */
+export function renderToHtml (element: ReactNode, data: PageData, nonce: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const sink = new Writable({
+      write (chunk: Buffer, _encoding, done) { chunks.push(chunk); done() },
+      final (done) { resolve(Buffer.concat(chunks).toString('utf8')); done() }
+    })
+    const { pipe } = renderToPipeableStream(element, {
+      ...renderOptions(data, nonce),
+      onAllReady () { pipe(sink) },
+      onShellError: reject,
+      onError: reject
+    })
+  })
 }

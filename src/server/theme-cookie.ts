@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { THEME_COOKIE_NAME, isThemePreference, type ThemePreference } from '../shared/theme.js'
 
@@ -41,3 +42,14 @@ export function writeTheme (reply: FastifyReply, theme: ThemePreference, options
   }
   reply.header('set-cookie', header)
 }
+
+export interface ThemeCookie {
+  read (request: FastifyRequest): ThemePreference
+  write (reply: FastifyReply, theme: ThemePreference): void
+}
+declare module 'fastify' {
+  interface FastifyInstance { themeCookie: ThemeCookie }
+}
+export const themeCookie = fp<ThemeCookieOptions>(async (app, options) => {
+  app.decorate('themeCookie', { read: readTheme, write: (reply: FastifyReply, theme: ThemePreference) => writeTheme(reply, theme, options) })
+}, { name: 'theme-cookie', dependencies: ['@fastify/cookie'] })

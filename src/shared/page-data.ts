@@ -65,7 +65,7 @@ export interface PageData {
   env: PublicEnv
   honeyProps: HoneyProps
   toast: Toast | null
-  /** Null when the page failed: the document then renders as an error page. */
-  page: PageState | null
+  /** When the page failed, the server's error page: nothing of the failure reaches the browser. */
+  page: PageState
   assets: Assets
 }

@@ -1,12 +1,12 @@
+import { useContext } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import { App } from './app.js'
-import { findPage, type PageDefinition } from './page-table.js'
+import { findPage, PageTableContext } from './page-table.js'
 import { HintCheckScript, ThemeColorMeta, ThemeProvider, useTheme } from './theme.js'
 
 export const PRODUCT_NAME = 'Agent Stack'
 
-export function documentTitle (data: PageData, pages?: readonly PageDefinition[]): string {
-  if (!data.page) return `Error | ${PRODUCT_NAME}`
+export function documentTitle (data: PageData, pages?: Parameters<typeof findPage>[1]): string {
   const title = findPage(data.page.id, pages)?.meta?.title
   const text = typeof title === 'function' ? title(data.page) : title
   return text ? `${text} | ${PRODUCT_NAME}` : PRODUCT_NAME
@@ -14,26 +14,23 @@ export function documentTitle (data: PageData, pages?: readonly PageDefinition[]
 
 interface DocumentProps {
   data: PageData
-  pages?: readonly PageDefinition[]
   /** The CSP nonce of inline scripts: reply.cspNonce.script on the server, read back from the DOM when hydrating. */
   nonce?: string
 }
 
-/**
- * The document every page is rendered in, on the server and when hydrating.
- * `pages` is the server's page table (buildApp's option); the browser uses the default PAGES.
- */
-export function Document ({ data, pages, nonce }: DocumentProps) {
+/** The document every page is rendered in, on the server and when hydrating. */
+export function Document ({ data, nonce }: DocumentProps) {
   return (
     <ThemeProvider requestInfo={data.requestInfo}>
-      <ThemedDocument data={data} pages={pages} nonce={nonce} />
+      <ThemedDocument data={data} nonce={nonce} />
     </ThemeProvider>
   )
 }
 
-function ThemedDocument ({ data, pages, nonce }: DocumentProps) {
+function ThemedDocument ({ data, nonce }: DocumentProps) {
   const { requestInfo, env, assets } = data
   const { theme, source } = useTheme()
+  const pages = useContext(PageTableContext)
   return (
     // The check script may set class and source before hydration (it paints the live OS scheme).
     <html lang='en' className={theme} data-theme-source={source} suppressHydrationWarning>
@@ -52,7 +49,7 @@ function ThemedDocument ({ data, pages, nonce }: DocumentProps) {
         {assets.preloads.map((href) => <link key={href} rel='modulepreload' href={href} />)}
       </head>
       <body>
-        <App data={data} theme={theme} pages={pages} />
+        <App data={data} theme={theme} />
       </body>
     </html>
   )

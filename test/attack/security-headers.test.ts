@@ -92,8 +92,8 @@ t.test('the cookies the app sets pass the observatory\'s cookie test, with SameS
     env: PRODUCTION['tracker off']!.env,
     // A form action's flash toast, set as production routes set it.
     routes (app) {
-      app.get('/test/flash', async (request, reply) => {
-        setFlashToast(reply, { description: 'Saved.' }, { secure: request.server.shell.env.NODE_ENV === 'production' })
+      app.get('/test/flash', async (_request, reply) => {
+        app.flashToasts.set(reply, { description: 'Saved.' })
         return reply.redirect('/', 303)
       })
     }

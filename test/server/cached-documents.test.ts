@@ -2,6 +2,7 @@ import { createElement, Suspense, use } from 'react'
 import t from 'tap'
 import { FLASH_TOAST_COOKIE, setFlashToast } from '../../src/server/flash-toast.js'
 import { assertHuman } from '../../src/server/honeypot.js'
+import { defineLoader } from '../../src/server/pages/index.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
 import { build, pageData, postForm, setCookie } from '../helpers/app.js'
 
@@ -16,9 +17,9 @@ function scriptNonce (headers: Record<string, unknown>): string {
 t.test('the same page data is rendered once and served again with its own nonce and honeypot token', async (t) => {
   const { app } = await build(t, { honeypot: { now: (() => { let now = 1_750_000_000_000; return () => (now += 5000) })() } })
   const first = await app.inject({ url: '/', headers: VISITOR })
-  t.equal(app.shell.renderCache.size, 1, 'the first document is kept')
+  t.equal(app.renderCache.size, 1, 'the first document is kept')
   const second = await app.inject({ url: '/', headers: VISITOR })
-  t.equal(app.shell.renderCache.size, 1, 'and served, not rendered again')
+  t.equal(app.renderCache.size, 1, 'and served, not rendered again')
 
   t.equal(second.statusCode, 200)
   t.equal(second.headers['content-type'], 'text/html; charset=utf-8')
@@ -43,13 +44,13 @@ t.test('a page whose loader waits is kept too, and its loader still runs on ever
   const report = definePage<{ visits: number }>({
     id: 'report',
     path: '/report',
-    load: async () => {
-      await new Promise((resolve) => setImmediate(resolve))
-      return { visits: ++visits % 2 }
-    },
     Component: ({ data }) => createElement('p', { id: 'visits' }, `Visits mod 2: ${data.visits}`)
   })
-  const { app } = await build(t, { pages: [...PAGES, report] })
+  const loader = defineLoader(report, async () => {
+    await new Promise((resolve) => setImmediate(resolve))
+    return { visits: ++visits % 2 }
+  })
+  const { app } = await build(t, { pages: [...PAGES, report], loaders: new Map([loader]) })
   const bodies: string[] = []
   for (let visit = 0; visit < 4; visit++) {
     const response = await app.inject({ url: '/report', headers: VISITOR })
@@ -58,7 +59,7 @@ t.test('a page whose loader waits is kept too, and its loader still runs on ever
     bodies.push(response.body)
   }
   t.equal(visits, 4, 'the loader ran for each visit')
-  t.equal(app.shell.renderCache.size, 2, 'two distinct page data, two documents kept')
+  t.equal(app.renderCache.size, 2, 'two distinct page data, two documents kept')
   t.same(bodies.map((body) => pageData(body).page?.data), [{ visits: 1 }, { visits: 0 }, { visits: 1 }, { visits: 0 }], 'each visit shows its own data')
   t.match(bodies[2], '<p id="visits">Visits mod 2: 1</p>', 'the cached document matches its data')
 })
@@ -68,7 +69,7 @@ t.test('different data never gets another visitor\'s document', async (t) => {
   const dark = await app.inject({ url: '/', headers: VISITOR })
   const light = await app.inject({ url: '/', headers: { ...VISITOR, cookie: 'en_theme=light; CH-time-zone=Asia%2FTokyo' } })
   const elsewhere = await app.inject({ url: '/?from=mail', headers: VISITOR })
-  t.equal(app.shell.renderCache.size, 3, 'one document per distinct page data')
+  t.equal(app.renderCache.size, 3, 'one document per distinct page data')
   t.match(dark.body, /<html lang="en" class="dark"/)
   t.match(light.body, /<html lang="en" class="light"/)
   t.equal(pageData(light.body).requestInfo.hints.timeZone, 'Asia/Tokyo')
@@ -109,7 +110,7 @@ t.test('a page with a flash toast is always rendered, and the toast shown once',
   const cookie = `${VISITOR.cookie}; ${FLASH_TOAST_COOKIE}=${toast?.value}`
   const shown = await app.inject({ url: '/', headers: { ...VISITOR, cookie } })
   t.equal(pageData(shown.body).toast?.description, 'Saved.')
-  t.equal(app.shell.renderCache.size, 0, 'not kept: the toast is for this response only')
+  t.equal(app.renderCache.size, 0, 'not kept: the toast is for this response only')
   const next = await app.inject({ url: '/', headers: VISITOR })
   t.equal(pageData(next.body).toast, null, 'the next page has no toast')
 })
@@ -131,7 +132,7 @@ t.test('a document that failed to render is never kept', async (t) => {
   for (const url of ['/shell-fails', '/boundary-fails', '/shell-fails', '/boundary-fails']) {
     await app.inject({ url, headers: VISITOR })
   }
-  t.equal(app.shell.renderCache.size, 0)
+  t.equal(app.renderCache.size, 0)
 })
 
 t.test('a streamed page with a suspended part is kept whole, and served whole', async (t) => {
@@ -150,8 +151,66 @@ t.test('a streamed page with a suspended part is kept whole, and served whole', 
   const { app } = await build(t, { pages })
   const streamed = await app.inject({ url: '/streams', headers: VISITOR })
   t.match(streamed.body, /arrived later/)
-  t.equal(app.shell.renderCache.size, 1)
+  t.equal(app.renderCache.size, 1)
   const cached = await app.inject({ url: '/streams', headers: VISITOR })
   t.match(cached.body, /arrived later/)
   t.match(cached.body, /<\/html>$/, 'the whole document')
 })
+
+/** A component that breaks the purity rule: it shows a number that changes on every render. */
+let renders = 0
+const counter = { id: 'counter', path: '/counter', Component: () => createElement('p', { id: 'renders' }, `Render ${++renders}`) }
+
+t.test('a page marked cache: false is rendered on every request and never kept', async (t) => {
+  const { app } = await build(t, { pages: [...PAGES, definePage({ ...counter, cache: false })] })
+  const [first, second] = [await app.inject({ url: '/counter', headers: VISITOR }), await app.inject({ url: '/counter', headers: VISITOR })]
+  t.not(/Render \d+/.exec(first.body)?.[0], /Render \d+/.exec(second.body)?.[0], 'each visit renders afresh')
+  t.equal(app.renderCache.size, 0)
+})
+
+t.test('outside production, a cached page that renders differently is reported by name', async (t) => {
+  const { app, logs } = await build(t, { pages: [...PAGES, definePage(counter)] })
+  await app.inject({ url: '/counter', headers: VISITOR })
+  t.notOk(logs.some((entry) => entry.level === 40), 'a first render has nothing to compare with')
+  await app.inject({ url: '/counter', headers: VISITOR })
+  await t.resolveMatch(waitFor(() => logs.find((entry) => entry.level === 40 && entry.page === 'counter')), { msg: /the page "counter" rendered differently from its cached document/ })
+  await app.inject({ url: '/', headers: VISITOR })
+  await app.inject({ url: '/', headers: VISITOR })
+  // Checked once a later hit of the impure page has been compared: the home page's comparison ran before it.
+  await app.inject({ url: '/counter', headers: VISITOR })
+  await waitFor(() => logs.filter((entry) => entry.level === 40 && entry.page === 'counter')[1])
+  t.notOk(logs.some((entry) => entry.level === 40 && entry.page === 'home'), 'a pure page is not reported')
+})
+
+t.test('in production a cache hit is not rendered again', async (t) => {
+  const { app, logs } = await build(t, { env: { NODE_ENV: 'production' }, pages: [...PAGES, definePage(counter)] })
+  const rendersBefore = renders
+  const first = await app.inject({ url: '/counter', headers: VISITOR })
+  const second = await app.inject({ url: '/counter', headers: VISITOR })
+  t.equal(/Render \d+/.exec(second.body)?.[0], /Render \d+/.exec(first.body)?.[0], 'the kept document is served')
+  t.equal(renders, rendersBefore + 1, 'rendered once, for the first visit')
+  t.notOk(logs.some((entry) => entry.level === 40))
+})
+
+t.test('an address carrying the public honeypot token is served as asked, never with another token in its place', async (t) => {
+  let now = 1_750_000_000_000
+  const { app } = await build(t, { honeypot: { now: () => now } })
+  const token = pageData((await app.inject({ url: '/', headers: VISITOR })).body).honeyProps.encryptedValidFrom
+  const url = `/?next=${token}`
+  await app.inject({ url, headers: VISITOR })
+  now += 5000
+  const later = await app.inject({ url, headers: VISITOR })
+  const data = pageData(later.body)
+  t.not(data.honeyProps.encryptedValidFrom, token, 'the token has moved on')
+  t.equal(data.requestInfo.path, url, 'the address is the one asked for')
+  t.match(later.body, `name="redirectTo" value="${url}"`, 'and so is the theme switch\'s return address')
+})
+
+async function waitFor<T> (find: () => T | undefined): Promise<T> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const found = find()
+    if (found !== undefined) return found
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error('not found in time')
+}

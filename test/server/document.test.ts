@@ -7,6 +7,7 @@ import t from 'tap'
 import { DIST_DIR } from '../../src/server/app.js'
 import { publicEnv } from '../../src/server/env.js'
 import type { PageData, PublicEnv } from '../../src/shared/page-data.js'
+import { defineLoader } from '../../src/server/pages/index.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
 import { build, inlineScripts } from '../helpers/app.js'
 
@@ -21,10 +22,10 @@ const INJECTED = '</script><script>alert(1)'
 const echoPage = definePage<{ text: string }>({
   id: 'echo',
   path: '/echo',
-  load: () => ({ text: HOSTILE }),
   Component: ({ data }) => createElement('p', { id: 'echo' }, data.text),
   meta: { title: 'Echo' }
 })
+const echoLoaders = new Map([defineLoader(echoPage, () => ({ text: HOSTILE }))])
 
 type Attributes = Record<string, string>
 
@@ -111,7 +112,7 @@ t.test('window.ENV is set by a nonced inline script before the client bundle, wi
 })
 
 t.test('no secret reaches the page, its headers or its cookies', async (t) => {
-  const { app, env } = await build(t, { pages: [...PAGES, echoPage] })
+  const { app, env } = await build(t, { pages: [...PAGES, echoPage], loaders: echoLoaders })
   for (const url of ['/', '/echo', '/no-such-page']) {
     const response = await app.inject({ url, headers: HTML })
     const everything = `${JSON.stringify(response.headers)}\n${response.body}`
@@ -130,7 +131,7 @@ t.test('a hostile configuration value stays inert in window.ENV', async (t) => {
 })
 
 t.test('hostile page data (</script>, <!--, U+2028, U+2029) stays inert in the data script and the markup', async (t) => {
-  const { app } = await build(t, { pages: [...PAGES, echoPage] })
+  const { app } = await build(t, { pages: [...PAGES, echoPage], loaders: echoLoaders })
   const response = await app.inject({ url: '/echo', headers: HTML })
   t.equal(response.statusCode, 200)
   t.match(response.body, /<title>Echo \| Agent Stack<\/title>/)
@@ -145,11 +146,11 @@ t.test('a page can take its title from its data, escaped like any text', async (
   const recordPage = definePage<{ name: string }>({
     id: 'record',
     path: '/record',
-    load: ({ url }) => ({ name: url.searchParams.get('name') ?? 'Unnamed' }),
     Component: ({ data }) => createElement('h1', null, data.name),
     meta: { title: ({ data }) => `Record ${data.name}` }
   })
-  const { app } = await build(t, { pages: [...PAGES, recordPage] })
+  const loaders = new Map([defineLoader(recordPage, ({ url }) => ({ name: url.searchParams.get('name') ?? 'Unnamed' }))])
+  const { app } = await build(t, { pages: [...PAGES, recordPage], loaders })
   const named = await app.inject({ url: '/record?name=Ada', headers: HTML })
   t.match(named.body, '<title>Record Ada | Agent Stack</title>')
   const hostile = await app.inject({ url: `/record?name=${encodeURIComponent(INJECTED)}`, headers: HTML })
@@ -227,7 +228,7 @@ t.test('an unknown path gets the 404 document in the same shell', async (t) => {
   t.match(response.body, /<h1>Page not found<\/h1>/)
   const { script, __PAGE_DATA__ } = bootstrap(response.body)
   t.equal(script.nonce, cspNonce(response))
-  t.same(__PAGE_DATA__.page, { id: 'not-found', status: 404, data: null })
+  t.same(__PAGE_DATA__.page, { id: 'not-found', status: 404, data: { title: 'Page not found' } })
 })
 
 t.test('an unknown path asked for as JSON gets a JSON 404; without a preference, the page', async (t) => {

@@ -1,8 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { createElement, Suspense } from 'react'
 import t, { type Test } from 'tap'
+import { defineLoader } from '../../src/server/pages/index.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
-import { build, inlineScripts, type TestApp } from '../helpers/app.js'
+import { build, inlineScripts, pageData, type TestApp } from '../helpers/app.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
 const JSON_CLIENT = { accept: 'application/json' }
@@ -15,10 +16,17 @@ function Thrower (): never {
   throw new Error(DETAIL)
 }
 
+const LOADER_FAILS = definePage({ id: 'loader-fails', path: '/loader-fails', Component: () => createElement('p', null, 'never shown') })
+const ASYNC_LOADER_FAILS = definePage({ id: 'async-loader-fails', path: '/async-loader-fails', Component: () => createElement('p', null, 'never shown') })
+const loaders = new Map([
+  defineLoader(LOADER_FAILS, () => { throw new Error(DETAIL) }),
+  defineLoader(ASYNC_LOADER_FAILS, async () => { throw new Error(DETAIL) })
+])
+
 const failingPages = [
   ...PAGES,
-  definePage({ id: 'loader-fails', path: '/loader-fails', load: () => { throw new Error(DETAIL) }, Component: () => createElement('p', null, 'never shown') }),
-  definePage({ id: 'async-loader-fails', path: '/async-loader-fails', load: async () => { throw new Error(DETAIL) }, Component: () => createElement('p', null, 'never shown') }),
+  LOADER_FAILS,
+  ASYNC_LOADER_FAILS,
   definePage({ id: 'shell-fails', path: '/shell-fails', Component: Thrower }),
   definePage({
     id: 'boundary-fails',
@@ -48,7 +56,7 @@ function errorLogs (logs: TestApp['logs'], requestId: string) {
 }
 
 t.test('a page whose loader throws gets the 500 error document; the error is logged with the request id', async (t) => {
-  const { app, logs } = await build(t, { pages: failingPages, allowErrorLogs: true })
+  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
   for (const path of ['/loader-fails', '/async-loader-fails']) {
     const requestId = `test${path.replace(/\//g, '-')}`
     const response = await app.inject({ url: path, headers: { ...HTML, 'x-request-id': requestId } })
@@ -62,7 +70,7 @@ t.test('a page whose loader throws gets the 500 error document; the error is log
 })
 
 t.test('a component that throws while rendering the shell gets the 500 error document', async (t) => {
-  const { app, logs } = await build(t, { pages: failingPages, allowErrorLogs: true })
+  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
   for (const headers of [HTML, BOT]) {
     const requestId = `shell-${headers === BOT ? 'bot' : 'browser'}`
     const response = await app.inject({ url: '/shell-fails', headers: { ...headers, 'x-request-id': requestId } })
@@ -74,7 +82,7 @@ t.test('a component that throws while rendering the shell gets the 500 error doc
 t.test('an error inside a Suspense boundary never leaves a bot with a 200', async (t) => {
   // Only statuses and logs here: React's development build (NODE_ENV is not "production" in tests)
   // writes a boundary's error message into the HTML for the developer; its production build does not.
-  const { app, logs } = await build(t, { pages: failingPages, allowErrorLogs: true })
+  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
   const bot = await app.inject({ url: '/boundary-fails', headers: { ...BOT, 'x-request-id': 'boundary-bot' } })
   t.equal(bot.statusCode, 500, 'a bot waits for the whole page, so the error can still set the status')
   t.ok(errorLogs(logs, 'boundary-bot').length > 0, 'logged with the request id')
@@ -84,17 +92,16 @@ t.test('an error inside a Suspense boundary never leaves a bot with a 200', asyn
   t.ok(errorLogs(logs, 'boundary-browser').length > 0, 'logged with the request id')
 })
 
-t.test('an unexpected error in a route is the error document for browsers and JSON for everyone else', async (t) => {
+t.test('an unexpected error in a route is JSON for a client that asks for it, and the error document for everyone else', async (t) => {
   const { app, logs } = await build(t, { allowErrorLogs: true })
   app.get('/explodes', async () => { throw new Error(DETAIL) })
 
   assertErrorDocument(t, await app.inject({ url: '/explodes', headers: HTML }))
-  for (const headers of [JSON_CLIENT, {}]) {
-    const response = await app.inject({ url: '/explodes', headers: { ...headers, 'x-request-id': 'json-client' } })
-    t.equal(response.statusCode, 500)
-    t.match(response.headers['content-type'], /^application\/json/)
-    t.same(response.json(), { statusCode: 500, error: 'Internal Server Error', message: 'Something went wrong on our side. Please try again.' })
-  }
+  assertErrorDocument(t, await app.inject({ url: '/explodes' }))
+  const response = await app.inject({ url: '/explodes', headers: { ...JSON_CLIENT, 'x-request-id': 'json-client' } })
+  t.equal(response.statusCode, 500)
+  t.match(response.headers['content-type'], /^application\/json/)
+  t.same(response.json(), { statusCode: 500, error: 'Internal Server Error', message: 'Something went wrong on our side. Please try again.' })
   t.ok(errorLogs(logs, 'json-client').some((entry) => (entry.err as { message?: string } | undefined)?.message === DETAIL), 'logged with the request id')
 })
 
@@ -125,4 +132,14 @@ t.test("a client's malformed request to a POST route is a 4xx with a message it 
 
   const ok = await app.inject({ method: 'POST', url: '/echo', headers: { ...JSON_CLIENT, 'content-type': 'application/json' }, payload: '{"text":"hi"}' })
   t.same(ok.json(), { received: { text: 'hi' } }, 'a well-formed request still works')
+})
+
+t.test('the error document carries the address as asked, whatever characters it holds', async (t) => {
+  // `$&` and `` $` `` are replacement patterns to String.prototype.replace: request text must never be one.
+  const { app } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
+  const url = '/shell-fails?q=$&$`'
+  const response = await app.inject({ url, headers: HTML })
+  assertErrorDocument(t, response)
+  t.equal(response.body.match(/<!DOCTYPE html>/gi)?.length, 1, 'one document, not one spliced into another')
+  t.equal(pageData(response.body).requestInfo.path, url, 'the page data holds the address unchanged, so hydration sees what the server rendered')
 })

@@ -46,7 +46,9 @@ t.test('under event-loop pressure the server sheds load with 503 and Retry-After
   const probe = await app.inject({ url: URL })
   t.equal(probe.statusCode, 503, 'the health check reports the overload')
   t.equal(probe.headers['retry-after'], '7')
-  t.same(probe.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The server is busy. Please retry shortly.' })
+  t.equal(probe.body, 'The server is busy. Please retry shortly.', 'in words, to a probe that states no preference')
+  const script = await app.inject({ url: URL, headers: { accept: 'application/json' } })
+  t.same(script.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The server is busy. Please retry shortly.' }, 'and as JSON to a script that asks for it')
 
   const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
   t.equal(page.statusCode, 503, 'pages are shed too')

@@ -4,8 +4,8 @@ import { Type, type Static } from 'typebox'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
 import { isCrossSite } from '../cross-site.js'
-import { clientError, wantsJson } from '../error-handler.js'
-import { writeTheme } from '../theme-cookie.js'
+import { clientError } from '../errors.js'
+import { varyByAccept, wantsJson } from '../negotiation.js'
 
 /** The switch's fields, as the form and the JavaScript client send them: the validator, the type and the contract. */
 export const ThemeSwitchBody = Type.Object({
@@ -53,11 +53,11 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
     // TypeBox's own checker: Fastify's default Ajv coerces types, so `{"theme":["dark"]}`
     // and `redirectTo: 42` would pass as "dark" and "42" instead of being refused.
     validatorCompiler: TypeBoxValidatorCompiler,
-    schemaErrorFormatter: (errors) => clientError(400, 'FST_ERR_VALIDATION', validationMessage(errors)),
+    schemaErrorFormatter: (errors) => clientError('FST_ERR_VALIDATION', validationMessage(errors)),
     onRequest: (request, _reply, done) => {
       // Before the body is read: another site's form must change nothing (login CSRF's cousin).
       if (isCrossSite(request)) {
-        done(clientError(403, 'THEME_SWITCH_CROSS_SITE', 'This request came from another site, so the theme was not changed.'))
+        done(clientError('CROSS_SITE', 'This request came from another site, so the theme was not changed.'))
         return
       }
       // Whatever other parsers the app may gain, this route reads only these two.
@@ -67,9 +67,8 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
   }, (request, reply) => {
     // Synchronous: nothing here waits, and an async handler's promise is a measurable share of a switch.
     const { theme, redirectTo } = request.body
-    writeTheme(reply, theme, { secure: request.server.shell.env.NODE_ENV === 'production' })
-    reply.header('Cache-Control', 'no-store')
-    // A script asking for JSON gets JSON; a browser's form post gets a redirect.
+    app.themeCookie.write(reply, theme)
+    varyByAccept(reply.header('Cache-Control', 'no-store'))
     if (wantsJson(request)) reply.send({ theme })
     else reply.redirect(safeRedirect(redirectTo), 303)
   })

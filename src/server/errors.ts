@@ -1,0 +1,106 @@
+/**
+ * Every error the shell answers, in one place: its status, the words for
+ * protocols (the JSON `error` field, HTTP's reason phrase), the words for
+ * people (the page title) and the message a client can act on. The error
+ * handler, the not-found handler and the log lines all read from here.
+ */
+
+export interface StatusWords {
+  /** HTTP's reason phrase (RFC 9110 §15), for the JSON `error` field. */
+  reason: string
+  /** What the tab says, before the product name. */
+  title: string
+}
+
+export const STATUSES = {
+  400: { reason: 'Bad Request', title: 'Bad request' },
+  403: { reason: 'Forbidden', title: 'Forbidden' },
+  404: { reason: 'Not Found', title: 'Page not found' },
+  405: { reason: 'Method Not Allowed', title: 'Method not allowed' },
+  413: { reason: 'Payload Too Large', title: 'Request too large' },
+  415: { reason: 'Unsupported Media Type', title: 'Unsupported content type' },
+  500: { reason: 'Internal Server Error', title: 'Error' },
+  503: { reason: 'Service Unavailable', title: 'Service unavailable' }
+} as const satisfies Record<number, StatusWords>
+
+export type ErrorStatus = keyof typeof STATUSES
+
+const FORM_NOT_VERIFIED = 'The form could not be verified. Please reload the page and try again.'
+
+/** Codes the shell raises or receives from Fastify, with their status and default message. */
+export const ERRORS = {
+  BAD_REQUEST: { status: 400, message: 'This request could not be processed.' },
+  FST_ERR_VALIDATION: { status: 400, message: 'The request is not valid.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'The request body is empty; JSON was expected.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'The request body is not valid JSON.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'The Content-Length header does not match the body.' },
+  // Fastify's own message quotes the path back.
+  FST_ERR_BAD_URL: { status: 400, message: 'This address is not valid: every % in a path must begin an escape such as %2F, and the escapes must spell UTF-8 text.' },
+  // One message for several honeypot codes, so a bot learns nothing about which check it failed.
+  HONEYPOT_MISSING: { status: 400, message: FORM_NOT_VERIFIED },
+  HONEYPOT_FILLED: { status: 400, message: 'The form could not be submitted because a field meant to stay empty was filled in. Please reload the page and try again.' },
+  TIMESTAMP_MISSING: { status: 400, message: FORM_NOT_VERIFIED },
+  TIMESTAMP_INVALID: { status: 400, message: FORM_NOT_VERIFIED },
+  TIMESTAMP_FUTURE: { status: 400, message: FORM_NOT_VERIFIED },
+  TOO_FAST: { status: 400, message: 'This form was submitted too quickly. Please wait a moment and try again.' },
+  EXPIRED: { status: 400, message: 'This form has expired. Please reload the page and try again.' },
+  CROSS_SITE: { status: 403, message: 'This request came from another site, so nothing was changed.' },
+  NOT_FOUND: { status: 404, message: 'There is nothing at this address.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This address does not accept this method.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here. Send a form or JSON.' },
+  INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
+  FST_UNDER_PRESSURE: { status: 503, message: 'The server is busy. Please retry shortly.' }
+} as const satisfies Record<string, { status: ErrorStatus, message: string }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+/** An error whose status and message are meant for the client, as they are. */
+export class ClientError extends Error {
+  readonly statusCode: number
+  readonly code: ErrorCode
+
+  constructor (code: ErrorCode, message: string = ERRORS[code].message) {
+    super(message)
+    this.name = 'ClientError'
+    this.code = code
+    this.statusCode = ERRORS[code].status
+  }
+}
+
+/** Throw it from a route for a client's mistake: `throw clientError('CROSS_SITE', 'Nothing was saved.')`. */
+export function clientError (code: ErrorCode, message?: string): ClientError {
+  return new ClientError(code, message)
+}
+
+export function statusWords (status: number): StatusWords {
+  return (STATUSES as Record<number, StatusWords>)[status] ?? (status >= 500 ? STATUSES[500] : STATUSES[400])
+}
+
+export interface Answer {
+  status: number
+  /** The catalogue's code, for the log line. */
+  code: string
+  message: string
+}
+
+/**
+ * What the client is told about any thrown value: a client error keeps its
+ * status and message (the catalogue's message where it has one for the
+ * code, since Fastify's own texts name internals); anything else is a 500
+ * whose cause stays in the log.
+ */
+export function answerFor (error: { statusCode?: unknown, code?: unknown, message?: unknown }): Answer {
+  const code = typeof error.code === 'string' ? error.code : ''
+  const known = (ERRORS as Record<string, { status: number, message: string } | undefined>)[code]
+  const given = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : undefined
+  const status = given ?? known?.status ?? 500
+  if (status >= 500) return { status, code: known?.status === status ? code : 'INTERNAL', message: known?.status === status ? known.message : ERRORS.INTERNAL.message }
+  const message = error instanceof ClientError ? error.message : known?.message ?? (typeof error.message === 'string' ? error.message : ERRORS.BAD_REQUEST.message)
+  return { status, code: code || 'BAD_REQUEST', message }
+}
+
+/** The JSON body of every error answer. */
+export function errorBody ({ status, message }: Answer): { statusCode: number, error: string, message: string } {
+  return { statusCode: status, error: statusWords(status).reason, message }
+}

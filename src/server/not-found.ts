@@ -1,0 +1,29 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { clientError } from './errors.js'
+
+/** "GET or HEAD", "DELETE, GET, or HEAD". */
+const OR = new Intl.ListFormat('en', { type: 'disjunction' })
+
+function refuse (request: FastifyRequest, reply: FastifyReply): Error {
+  const allowed = request.server.allowedMethods(request.url)
+  if (allowed.length === 0) return clientError('NOT_FOUND')
+  // An address we have, asked with a method it does not take (RFC 9110 §15.5.6).
+  reply.header('Allow', allowed.join(', '))
+  return clientError('METHOD_NOT_ALLOWED', `This address does not accept ${request.method} requests, only ${OR.format(allowed)}.`)
+}
+
+/**
+ * 405 with Allow at an address some route has, 404 elsewhere, both answered
+ * by the error handler. Decided in onRequest, before any body is read: a
+ * request no route takes costs no parsing (and a bad body cannot turn its
+ * 404 into a 400). Register after the cookie and security plugins, whose
+ * onRequest hooks the error document needs.
+ */
+export const notFound = fp(async (app) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    done(request.is404 ? refuse(request, reply) : undefined)
+  })
+  // Reached only through reply.callNotFound().
+  app.setNotFoundHandler((request, reply) => { throw refuse(request, reply) })
+}, { name: 'not-found', fastify: '5.x', dependencies: ['allowed-methods', 'page-rendering'] })

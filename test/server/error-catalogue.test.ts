@@ -1,0 +1,34 @@
+import t from 'tap'
+import { answerFor, ClientError, clientError, ERRORS, errorBody, STATUSES, statusWords } from '../../src/server/errors.js'
+
+t.test('every code in the catalogue has words for its status, for protocols and for people', async (t) => {
+  for (const [code, { status, message }] of Object.entries(ERRORS)) {
+    t.ok(status in STATUSES, `${code}: ${status} has a reason phrase and a title`)
+    t.match(message, /^[A-Z].*\.$/, `${code}: the message is a sentence`)
+  }
+})
+
+t.test('a client error keeps its code, status and message', async (t) => {
+  const error = clientError('CROSS_SITE', 'Nothing was saved.')
+  t.ok(error instanceof ClientError)
+  t.same(answerFor(error), { status: 403, code: 'CROSS_SITE', message: 'Nothing was saved.' })
+  t.same(answerFor(clientError('NOT_FOUND')), { status: 404, code: 'NOT_FOUND', message: ERRORS.NOT_FOUND.message }, 'the catalogue\'s message by default')
+})
+
+t.test('Fastify\'s errors get the catalogue\'s message, never their own', async (t) => {
+  const fastifyError = Object.assign(new Error('Body is not valid JSON but content-type is set to \'application/json\''), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 })
+  t.same(answerFor(fastifyError), { status: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY', message: 'The request body is not valid JSON.' })
+})
+
+t.test('anything else is a 500 whose cause stays out of the answer', async (t) => {
+  for (const thrown of [new Error('db password rejected'), Object.assign(new Error('upstream said no'), { statusCode: 502, code: 'UPSTREAM' }), {}]) {
+    t.same(answerFor(thrown), { status: thrown instanceof Error && 'statusCode' in thrown ? 502 : 500, code: 'INTERNAL', message: ERRORS.INTERNAL.message })
+  }
+  t.same(answerFor(Object.assign(new Error('busy'), { code: 'FST_UNDER_PRESSURE', statusCode: 503 })), { status: 503, code: 'FST_UNDER_PRESSURE', message: ERRORS.FST_UNDER_PRESSURE.message }, 'load shedding keeps its own words')
+})
+
+t.test('the JSON body names the status in HTTP\'s words', async (t) => {
+  t.same(errorBody({ status: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'Too big.' }), { statusCode: 413, error: 'Payload Too Large', message: 'Too big.' })
+  t.same(statusWords(418), STATUSES[400], 'a 4xx without words of its own reads as a bad request')
+  t.same(statusWords(504), STATUSES[500])
+})
