@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { dirname, join, relative } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { constants, createBrotliCompress, createGzip, gzipSync, brotliCompressSync } from 'node:zlib'
@@ -41,32 +41,40 @@ const sonnerWithoutStyleInjection = {
 
 // React's Node renderer enters an AsyncLocalStorage for its work, which on
 // Node 20 turns async hooks on for every later request, rendered or not
-// (src/server/render-request-storage.ts says what it gets instead, and why).
-// So the renderer is bundled rather than left external, and its
-// node:async_hooks resolves to that storage.
-const REACT_DOM_SERVER = createRequire(import.meta.url).resolve('react-dom/server.node')
-const reactRendererWithoutAsyncHooks = {
+// (docs/decisions/server-renderer.md). So the renderer is bundled, and its
+// node:async_hooks resolves to a storage for synchronous calls only.
+// `react-dom/server` would also bring the legacy renderer: only the streaming one is used.
+const REACT_DOM = dirname(createRequire(import.meta.url).resolve('react-dom/package.json'))
+const reactRendererWithoutAsyncHooks = (mode) => ({
   name: 'react-renderer-without-async-hooks',
   setup (build) {
-    build.onResolve({ filter: /^react-dom\/server$/ }, () => ({ path: REACT_DOM_SERVER }))
+    build.onResolve({ filter: /^react-dom\/server$/ }, () => ({ path: join(REACT_DOM, 'cjs', `react-dom-server.node.${mode}.js`) }))
     build.onResolve({ filter: /^(node:)?async_hooks$/ }, ({ importer }) => {
       if (!/[\\/]node_modules[\\/]react-dom[\\/]/.test(importer)) return undefined
       return { path: join(root, 'src', 'server', 'render-request-storage.ts') }
     })
   }
-}
+})
 
-// The browser must never receive server code: fail the build when it tries.
-const serverCodeStaysOnServer = {
+/** Packages our browser code may import; everything else (fastify, Node's modules, database drivers) is server-only. */
+const BROWSER_PACKAGES = new Set(['react', 'react-dom', 'sonner', '@openreplay/tracker', '@epic-web/client-hints'])
+const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+const SERVER_DIR = join(root, 'src', 'server') + sep
+
+/**
+ * The browser must never receive server code: the build fails when a module
+ * of ours reachable from the client entry imports src/server/ or a package
+ * that is not meant for the browser. Packages' own imports are theirs.
+ */
+export const serverCodeStaysOnServer = {
   name: 'server-code-stays-on-server',
   setup (build) {
-    build.onResolve({ filter: /.*/ }, ({ path, importer }) => {
-      if (!importer) return undefined
-      const fromServer = /[\\/]src[\\/]server[\\/]/
-      if (path.startsWith('node:') || (fromServer.test(join(dirname(importer), path)) && !fromServer.test(importer))) {
-        return { errors: [{ text: `"${path}" is server-only and cannot be imported from browser code (${relative(root, importer)})` }] }
-      }
-      return undefined
+    build.onResolve({ filter: /.*/ }, ({ path, importer, kind }) => {
+      if (kind === 'entry-point' || /[\\/]node_modules[\\/]/.test(importer)) return undefined
+      const local = path.startsWith('.') || isAbsolute(path)
+      const refused = local ? resolve(dirname(importer), path).startsWith(SERVER_DIR) : !BROWSER_PACKAGES.has(packageName(path))
+      if (!refused) return undefined
+      return { errors: [{ text: `"${path}" is server-only and cannot be imported from browser code (${relative(root, importer)})` }] }
     })
   }
 }
@@ -92,46 +100,55 @@ const clientOptions = {
   logLevel: 'warning'
 }
 
-const serverOptions = {
+/** Bundled into the server with the build's mode, so the server's React is one copy, chosen at build time. */
+const BUNDLED_PACKAGES = ['react', 'react-dom', 'sonner']
+const { dependencies } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
+
+/** React's build is chosen here, not by NODE_ENV at run time: development for `npm run dev`, production otherwise. */
+const serverOptions = (mode) => ({
   entryPoints: { main: 'src/server/main.ts' },
   bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   outdir: serverOut,
-  packages: 'external',
-  // The bundled renderer is CommonJS and requires its packages (react, react-dom) at run time.
+  external: Object.keys(dependencies).filter((name) => !BUNDLED_PACKAGES.includes(name)).flatMap((name) => [name, `${name}/*`]),
+  define: { 'process.env.NODE_ENV': JSON.stringify(mode) },
+  // The bundled CommonJS requires Node's modules at run time.
   banner: { js: "import { createRequire as createRequireForBundledCommonJS } from 'node:module'; const require = createRequireForBundledCommonJS(import.meta.url);" },
   sourcemap: 'linked',
   jsx: 'automatic',
   metafile: true,
-  plugins: [reactRendererWithoutAsyncHooks],
+  plugins: [reactRendererWithoutAsyncHooks(mode)],
   logLevel: 'warning'
+})
+
+/** The server bundle alone, in React's `mode` build; tests build the development one beside the production one. */
+export const buildServer = ({ mode, outdir = serverOut }) => esbuild.build({ ...serverOptions(mode), outdir })
+
+/** The client entry's output and every chunk it imports statically, transitively: what hydration waits for. */
+export function initialOutputs (metafile) {
+  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'src/client/entry.tsx')?.[0]
+  if (!entry) throw new Error('the build produced no client entry')
+  const found = new Set([entry])
+  const visit = (file) => {
+    for (const imported of metafile.outputs[file]?.imports ?? []) {
+      if (imported.kind !== 'import-statement' || found.has(imported.path)) continue
+      found.add(imported.path)
+      visit(imported.path)
+    }
+  }
+  visit(entry)
+  return [...found]
 }
 
 /** The asset manifest the server writes its <script>, <link rel="modulepreload"> and stylesheet tags from. */
 function manifestFrom (metafile) {
   const toUrl = (file) => '/' + relative(clientOut, join(root, file)).split('\\').join('/')
-  const outputs = Object.entries(metafile.outputs)
-  const entry = outputs.find(([, output]) => output.entryPoint === 'src/client/entry.tsx')
-  const styles = outputs.find(([, output]) => output.entryPoint === 'src/ui/styles.css')
-  if (!entry || !styles) throw new Error('the build produced no client entry or stylesheet')
-  // Everything the entry imports statically, transitively, is needed before hydration.
-  const initial = new Set()
-  const visit = (file) => {
-    for (const imported of metafile.outputs[file]?.imports ?? []) {
-      if (imported.kind !== 'import-statement' || initial.has(imported.path)) continue
-      initial.add(imported.path)
-      visit(imported.path)
-    }
-  }
-  visit(entry[0])
-  const preloads = [...initial].map(toUrl)
-  // Dynamic imports (the tracker) are entry points to esbuild too: lazy is whatever else is JavaScript.
-  const lazy = outputs
-    .filter(([file]) => file.endsWith('.js') && file !== entry[0] && !initial.has(file))
-    .map(([file]) => toUrl(file))
-  return { entry: toUrl(entry[0]), styles: [toUrl(styles[0])], preloads, lazy }
+  const styles = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'src/ui/styles.css')
+  if (!styles) throw new Error('the build produced no stylesheet')
+  const [entry, ...preloads] = initialOutputs(metafile).map(toUrl)
+  return { entry, styles: [toUrl(styles[0])], preloads }
 }
 
 const COMPRESSIBLE = /\.(js|css|html|svg|json|webmanifest|ico|txt|map)$/
@@ -148,7 +165,7 @@ async function precompress (dir) {
   }
 }
 
-/** Raw, gzip and brotli bytes of the JavaScript that first paint and hydration wait for, and of the lazy chunks. */
+/** Raw, gzip and brotli bytes of the JavaScript that first paint and hydration wait for, and of the tracker's chunk. */
 export async function sizesOf (manifest) {
   const measure = async (urls) => {
     const total = { raw: 0, gzip: 0, brotli: 0 }
@@ -160,8 +177,8 @@ export async function sizesOf (manifest) {
     }
     return total
   }
-  const tracker = manifest.lazy.filter(isTrackerChunk)
-  return { initial: await measure([manifest.entry, ...manifest.preloads]), tracker: await measure(tracker), trackerChunks: tracker, lazy: await measure(manifest.lazy) }
+  const trackerChunks = (await readdir(join(clientOut, 'assets'))).map((file) => `/assets/${file}`).filter(isTrackerChunk)
+  return { initial: await measure([manifest.entry, ...manifest.preloads]), tracker: await measure(trackerChunks), trackerChunks }
 }
 
 /** The chunk of src/client/tracker.ts (named after it by entryNames): the session-recording tracker. */
@@ -180,14 +197,14 @@ async function buildClient () {
   const sizes = await sizesOf(manifest)
   log(`initial JavaScript: ${kib(sizes.initial.raw)} raw, ${kib(sizes.initial.gzip)} gzip, ${kib(sizes.initial.brotli)} brotli`)
   log(`tracker chunk:      ${kib(sizes.tracker.raw)} raw, ${kib(sizes.tracker.gzip)} gzip, ${kib(sizes.tracker.brotli)} brotli (${sizes.trackerChunks.join(', ') || 'none'}; loaded after hydration)`)
-  log(`lazy chunks:        ${kib(sizes.lazy.raw)} raw, ${kib(sizes.lazy.gzip)} gzip, ${kib(sizes.lazy.brotli)} brotli (${manifest.lazy.join(', ') || 'none'})`)
   return manifest
 }
 
 async function buildAll () {
   const started = Date.now()
   await mkdir(dist, { recursive: true })
-  const [manifest] = await Promise.all([buildClient(), esbuild.build(serverOptions)])
+  const [manifest, server] = await Promise.all([buildClient(), buildServer({ mode: 'production' })])
+  log(`server bundle:      ${kib(server.metafile.outputs['dist/server/main.js'].bytes)}`)
   // Written last: its presence and time mark a complete build (see isStale).
   await writeFile(manifestPath, JSON.stringify(manifest, null, 2))
   log(`built in ${Date.now() - started} ms`)
@@ -234,7 +251,8 @@ async function watchAndServe () {
   })
   await buildAll()
   const clientContext = await esbuild.context({ ...clientOptions, plugins: [...clientOptions.plugins, onRebuild('client')] })
-  const serverContext = await esbuild.context({ ...serverOptions, plugins: [...serverOptions.plugins, onRebuild('server')] })
+  const development = serverOptions('development')
+  const serverContext = await esbuild.context({ ...development, plugins: [...development.plugins, onRebuild('server')] })
   await Promise.all([clientContext.watch(), serverContext.watch()])
 }
 

@@ -141,7 +141,7 @@ async function main () {
   const sizes = await sizesOf(manifest)
   const client = {
     initial: { raw: kib(sizes.initial.raw), gzip: kib(sizes.initial.gzip), brotli: kib(sizes.initial.brotli) },
-    lazy: { raw: kib(sizes.lazy.raw), gzip: kib(sizes.lazy.gzip), brotli: kib(sizes.lazy.brotli) },
+    tracker: { raw: kib(sizes.tracker.raw), gzip: kib(sizes.tracker.gzip), brotli: kib(sizes.tracker.brotli) },
     budgetKiB: INITIAL_JS_BUDGET_KIB,
     met: kib(sizes.initial.gzip) <= INITIAL_JS_BUDGET_KIB
   }
@@ -165,7 +165,7 @@ async function main () {
     const { app, ratio, status } = routes[route.name]
     return `${route.name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''})`
   }).join('; ')
-  await appendFile(join(root, 'bench/HISTORY.md'), `- ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}: ${line}; memory ${memory[0]} → ${memory.at(-1)} MiB over ${memory.length} rounds (${memoryFlat ? 'flat' : 'GROWING'}); initial JS ${client.initial.gzip} KiB gzip, lazy ${client.lazy.gzip} KiB gzip${results.allTargetsMet ? '' : ' — TARGETS MISSED'}\n`)
+  await appendFile(join(root, 'bench/HISTORY.md'), `- ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}: ${line}; memory ${memory[0]} → ${memory.at(-1)} MiB over ${memory.length} rounds (${memoryFlat ? 'flat' : 'GROWING'}); initial JS ${client.initial.gzip} KiB gzip, tracker ${client.tracker.gzip} KiB gzip${results.allTargetsMet ? '' : ' — TARGETS MISSED'}\n`)
   console.log('\nwritten to bench/results/latest.json and bench/HISTORY.md')
   return results.allTargetsMet
 }
@@ -191,7 +191,7 @@ function printTable (routes, memory, memoryFlat, client) {
   for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
   console.log(`\napp resident memory after each round: ${memory.join(' → ')} MiB (${memoryFlat ? 'flat' : 'GROWING'})`)
   console.log(`initial JavaScript: ${client.initial.raw} KiB raw, ${client.initial.gzip} KiB gzip, ${client.initial.brotli} KiB brotli (budget ${client.budgetKiB} KiB gzip: ${client.met ? 'met' : 'MISSED'})`)
-  console.log(`lazy chunks:        ${client.lazy.raw} KiB raw, ${client.lazy.gzip} KiB gzip, ${client.lazy.brotli} KiB brotli`)
+  console.log(`tracker chunk:      ${client.tracker.raw} KiB raw, ${client.tracker.gzip} KiB gzip, ${client.tracker.brotli} KiB brotli (loaded after hydration)`)
 }
 
 await runMain('bench', main)

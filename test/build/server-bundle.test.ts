@@ -1,16 +1,40 @@
 import t from 'tap'
+import { existsSync } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildServer } from '../../build.mjs'
+import { DIST_DIR } from '../../src/server/app.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { TEST_SECRETS } from '../helpers/app.js'
 import { startListening } from '../helpers/process.js'
 
 const PROBE = fileURLToPath(new URL('../helpers/async-local-storage-probe.mjs', import.meta.url))
 
+const bundles = {
+  production: join(DIST_DIR, 'server', 'main.js'),
+  // Two levels under the project, like dist/server, so it finds the same client build and packages.
+  development: join(DIST_DIR, 'server-development', 'main.js')
+}
+
+t.test('the server bundle holds one renderer, in the mode it was built for', async (t) => {
+  await buildServer({ mode: 'development', outdir: dirname(bundles.development) })
+  for (const [mode, file] of Object.entries(bundles)) {
+    const code = await readFile(file, 'utf8')
+    t.ok(code.includes(`react-dom-server.node.${mode}.js`), `${mode}: React's ${mode} renderer`)
+    const other = mode === 'production' ? 'development' : 'production'
+    t.notOk(code.includes(`react-dom-server.node.${other}.js`), `${mode}: not the ${other} one`)
+    t.notOk(code.includes('react-dom-server-legacy'), `${mode}: nor the legacy renderer`)
+  }
+  t.ok((await stat(bundles.production)).size < 1024 * 1024, 'the production bundle is under 1 MiB')
+})
+
 // React's Node renderer would enter an AsyncLocalStorage for each render; on
 // Node 20 that taxes every later request (src/server/render-request-storage.ts).
-for (const NODE_ENV of ['production', 'development']) {
-  t.test(`the built server renders pages without entering an AsyncLocalStorage (React's ${NODE_ENV} build)`, async (t) => {
-    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV, NODE_OPTIONS: `--import=${PROBE}` })
+for (const mode of ['production', 'development'] as const) {
+  t.test(`the built server renders pages without entering an AsyncLocalStorage (React's ${mode} build)`, async (t) => {
+    if (!existsSync(bundles[mode])) await buildServer({ mode, outdir: dirname(bundles[mode]) })
+    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: mode, NODE_OPTIONS: `--import=${PROBE}` }, bundles[mode])
     for (const theme of ['light', 'dark']) {
       const page = await fetch(`${server.url}/`, { headers: { cookie: `${THEME_COOKIE_NAME}=${theme}` } })
       t.equal(page.status, 200)

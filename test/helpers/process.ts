@@ -27,9 +27,9 @@ export interface ServerProcess {
  * from the test's own environment. The process is killed at teardown if it
  * is still running.
  */
-export function startServer (t: Test, env: Record<string, string>): ServerProcess {
-  if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run "node build.mjs" (npm test does) first`)
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+export function startServer (t: Test, env: Record<string, string>, entry = SERVER_ENTRY): ServerProcess {
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "node build.mjs" (npm test does) first`)
+  const child = spawn(process.execPath, [entry], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
@@ -102,9 +102,9 @@ export async function freePort (): Promise<number> {
 }
 
 /** Starts the built server on a free port and resolves once it is listening. */
-export async function startListening (t: Test, env: Record<string, string> = {}): Promise<ServerProcess & { url: string, port: number }> {
+export async function startListening (t: Test, env: Record<string, string> = {}, entry?: string): Promise<ServerProcess & { url: string, port: number }> {
   const port = await freePort()
-  const server = startServer(t, { NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env })
+  const server = startServer(t, { NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env }, entry)
   await server.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'))
   return { ...server, port, url: `http://127.0.0.1:${port}` }
 }

@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
@@ -7,8 +7,9 @@ import { DIST_DIR } from '../../src/server/app.js'
 import { build } from '../helpers/app.js'
 
 const CLIENT_DIR = join(DIST_DIR, 'client')
-const MANIFEST = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { entry: string, styles: string[], preloads: string[], lazy: string[] }
-const HASHED = [MANIFEST.entry, ...MANIFEST.styles, ...MANIFEST.preloads, ...MANIFEST.lazy]
+const MANIFEST = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { entry: string, styles: string[], preloads: string[] }
+const TRACKER = readdirSync(join(CLIENT_DIR, 'assets')).filter((file) => /^tracker-\w+\.js$/.test(file)).map((file) => `/assets/${file}`)
+const HASHED = [MANIFEST.entry, ...MANIFEST.styles, ...MANIFEST.preloads, ...TRACKER]
 const UNHASHED = ['/favicon.ico', '/favicon.svg', '/site.webmanifest', '/icon-192.png']
 
 const onDisk = (url: string) => readFileSync(join(CLIENT_DIR, url))

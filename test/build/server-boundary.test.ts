@@ -1,0 +1,57 @@
+import t, { type Test } from 'tap'
+import * as esbuild from 'esbuild'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { serverCodeStaysOnServer } from '../../build.mjs'
+import { DIST_DIR } from '../../src/server/app.js'
+
+const SRC = new URL('../../src/', import.meta.url).pathname
+const NODE_MODULES = new URL('../../node_modules/', import.meta.url).pathname
+
+/** Bundles `source` for the browser with the build's boundary plugin; resolves to the errors esbuild reports. */
+async function browserBuildErrors (t: Test, source: string): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'boundary-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const entry = join(dir, 'page.tsx')
+  await writeFile(entry, source)
+  try {
+    await esbuild.build({ entryPoints: [entry], bundle: true, write: false, platform: 'browser', format: 'esm', jsx: 'automatic', logLevel: 'silent', nodePaths: [NODE_MODULES], plugins: [serverCodeStaysOnServer] })
+    return []
+  } catch (error) {
+    return (error as esbuild.BuildFailure).errors.map(({ text }) => text)
+  }
+}
+
+t.test('a page whose loader imports node:fs cannot be bundled for the browser', async (t) => {
+  const errors = await browserBuildErrors(t, `
+    import { readFileSync } from 'node:fs'
+    export const page = { id: 'report', load: () => ({ text: readFileSync('/etc/hostname', 'utf8') }) }
+  `)
+  t.equal(errors.length, 1)
+  t.match(errors[0], /"node:fs" is server-only and cannot be imported from browser code/)
+})
+
+t.test('browser code cannot import a server module, such as the server\'s loader table', async (t) => {
+  const errors = await browserBuildErrors(t, `import { LOADERS } from '${SRC}server/pages/index.js'; export const size = LOADERS.size`)
+  t.match(errors.join('\n'), /server\/pages\/index\.js" is server-only/)
+})
+
+t.test('browser code cannot import a server-only package, nor a Node module by its bare name', async (t) => {
+  for (const specifier of ['fastify', '@fastify/cookie', 'fs', 'node:crypto']) {
+    const errors = await browserBuildErrors(t, `import * as x from '${specifier}'; console.log(x)`)
+    t.match(errors.join('\n'), new RegExp(`"${specifier}" is server-only`), specifier)
+  }
+})
+
+t.test('the packages the UI is built on still bundle', async (t) => {
+  const errors = await browserBuildErrors(t, `import { useState } from 'react'; import { toast } from 'sonner'; import { PAGES } from '${SRC}ui/page-table.js'; console.log(useState, toast, PAGES)`)
+  t.same(errors, [])
+})
+
+t.test('the built browser bundle holds no server module', async (t) => {
+  const metafile = JSON.parse(await readFile(join(DIST_DIR, 'client-meta.json'), 'utf8')) as { inputs: Record<string, unknown> }
+  const inputs = Object.keys(metafile.inputs)
+  t.ok(inputs.some((input) => input.startsWith('src/ui/')), 'the metafile lists our modules')
+  t.same(inputs.filter((input) => input.startsWith('src/server/')), [])
+})
