@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import type { HoneyProps } from '../shared/page-data.js'
+import { ClientError } from './errors.js'
 
 /**
  * Spam protection for forms: an empty field that people never see (bots fill
@@ -30,28 +31,17 @@ const DIGITS = /^\d{1,16}$/
  */
 const TOKEN_REUSE_MS = 1000
 
-/** One catalogue of the ways a submission is refused: the code is for logs and tests, the message for people. */
-export const HONEYPOT_ERRORS = {
-  HONEYPOT_MISSING: 'The form could not be verified. Please reload the page and try again.',
-  HONEYPOT_FILLED: 'The form could not be submitted because a field meant to stay empty was filled in. Please reload the page and try again.',
-  TIMESTAMP_MISSING: 'The form could not be verified. Please reload the page and try again.',
-  TIMESTAMP_INVALID: 'The form could not be verified. Please reload the page and try again.',
-  TIMESTAMP_FUTURE: 'The form could not be verified. Please reload the page and try again.',
-  TOO_FAST: 'This form was submitted too quickly. Please wait a moment and try again.',
-  EXPIRED: 'This form has expired. Please reload the page and try again.'
-} as const
+/** The ways a submission is refused; their status and messages are in the error catalogue. */
+export const HONEYPOT_CODES = ['HONEYPOT_MISSING', 'HONEYPOT_FILLED', 'TIMESTAMP_MISSING', 'TIMESTAMP_INVALID', 'TIMESTAMP_FUTURE', 'TOO_FAST', 'EXPIRED'] as const
 
-export type HoneypotErrorCode = keyof typeof HONEYPOT_ERRORS
+export type HoneypotErrorCode = typeof HONEYPOT_CODES[number]
 
-export class HoneypotError extends Error {
-  /** Fastify's error handler answers with this status. */
-  readonly statusCode = 400
-  readonly code: HoneypotErrorCode
+export class HoneypotError extends ClientError {
+  declare readonly code: HoneypotErrorCode
 
   constructor (code: HoneypotErrorCode) {
-    super(HONEYPOT_ERRORS[code])
+    super(code)
     this.name = 'HoneypotError'
-    this.code = code
   }
 }
 
@@ -182,24 +172,14 @@ export class Honeypot {
   }
 }
 
-export function createHoneypot (options: HoneypotOptions): Honeypot {
-  return new Honeypot(options)
-}
-
 /**
  * The check as one call at the top of a form route: `assertHuman(request)`.
- * A refusal throws HoneypotError (statusCode 400); the central error handler
- * (error-handler.ts) answers it with its message, as the bad-request page for
- * browsers and as JSON otherwise. The code is logged, not shown: one message
- * covers several codes so a bot learns nothing about which check it failed.
+ * A refusal throws HoneypotError, which the error handler answers and logs
+ * with its code; the client sees only the message, and one message covers
+ * several codes, so a bot learns nothing about which check it failed.
  */
 export function assertHuman (request: FastifyRequest): void {
-  try {
-    request.server.honeypot.check(request.body)
-  } catch (error) {
-    if (error instanceof HoneypotError) request.log.info({ honeypot: error.code }, 'the honeypot refused a form submission')
-    throw error
-  }
+  request.server.honeypot.check(request.body)
 }
 
 /**

@@ -1,5 +1,6 @@
 import tap from 'tap'
-import { Honeypot, HoneypotError, HONEYPOT_ERRORS, createHoneypot, type HoneypotErrorCode, type HoneypotOptions } from '../../src/server/honeypot.js'
+import { ERRORS } from '../../src/server/errors.js'
+import { Honeypot, HoneypotError, type HoneypotErrorCode, type HoneypotOptions } from '../../src/server/honeypot.js'
 
 const SECRET = 'a-test-secret-that-is-at-least-32-characters-long'
 const OTHER_SECRET = 'another-secret-that-is-at-least-32-characters-long'
@@ -27,7 +28,7 @@ function assertRefused (t: Pick<typeof tap, 'type' | 'equal' | 'fail'>, fn: () =
     const e = error as HoneypotError
     t.equal(e.code, code)
     t.equal(e.statusCode, 400)
-    t.equal(e.message, HONEYPOT_ERRORS[code])
+    t.equal(e.message, ERRORS[code].message)
     t.equal(e.name, 'HoneypotError')
     return
   }
@@ -156,7 +157,7 @@ tap.test('the secret is shared across instances, and only the secret', async t =
   const clock = { now: T0 }
   const now = () => clock.now
   const renderer = new Honeypot({ secret: SECRET, now })
-  const sibling = createHoneypot({ secret: SECRET, now })
+  const sibling = new Honeypot({ secret: SECRET, now })
   const stranger = new Honeypot({ secret: OTHER_SECRET, now })
   const body = submission(renderer)
   const fromSibling = submission(sibling)
