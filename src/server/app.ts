@@ -21,7 +21,7 @@ import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.
 import { pageRendering } from './plugins/page-rendering.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
-import { healthcheckRoutes } from './routes/healthcheck.js'
+import { probeRoutes } from './routes/probes.js'
 import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
 import { themeCookie } from './theme-cookie.js'
@@ -103,7 +103,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler(handleError)
 
-  await app.register(healthcheckRoutes)
+  await app.register(probeRoutes)
   await app.register(themeSwitchRoutes)
   await app.register(pageRoutes, { pages, loaders: options.loaders ?? LOADERS })
   const { routes } = options

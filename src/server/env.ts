@@ -25,6 +25,10 @@ export const EnvSchema = Type.Object({
   ALLOW_INDEXING: Bool('true'),
   /** Event-loop delay above which requests are shed with 503 (plugins/load-shedding.ts); 0 turns shedding off. */
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
+  /** After SIGTERM, how long readiness fails while the app still serves, so proxies stop sending first (plugins/graceful-close.ts). */
+  SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
+  /** Then how long idle keep-alive connections are left to their proxy: longer than its upstream keepalive_timeout. */
+  SHUTDOWN_IDLE_GRACE_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
   /** Signs cookies (the flash toast). */
   SESSION_SECRET: Type.Optional(Secret),
   /** Encrypts the honeypot's valid-from timestamp; shared by every instance. */

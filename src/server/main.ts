@@ -22,11 +22,12 @@ const app = await buildApp({
 })
 for (const warning of warnings) app.log.warn(warning)
 
-// Stop accepting, let in-flight requests finish, then exit 0; a second signal or the delay forces it.
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+// Drain (plugins/graceful-close.ts), then exit 0; a second signal exits at once, and a drain past its bound exits 1.
+const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }
+closeWithGrace({ delay: drain.delayMs + drain.idleGraceMs + 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error')
-  else app.log.info({ signal }, 'shutting down')
-  await app.close()
+  else app.log.info({ signal, ...drain }, 'shutting down')
+  await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)
 })
 
 try {

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
 import { startListening, type LogLine } from '../helpers/process.js'
-import { largestServedFile, openConnection, parseResponse, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
+import { getFresh, largestServedFile, openConnection, parseResponse, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
 import { listen } from '../helpers/server.js'
 
 const isLog = (requestId: string, msg: string) => (line: LogLine) => line.requestId === requestId && line.msg === msg
@@ -102,4 +102,49 @@ t.test('a response started after closing began says Connection: close', async (t
   t.match(parseResponse(connection.received()), { status: 200, headers: { connection: 'close' }, body: Buffer.from('done') }, 'so a keep-alive client sends nothing more on it')
   if (!closed) return t.fail('the connection was left open')
   t.equal(closed.error, undefined, 'and the server closed it cleanly')
+})
+
+t.test('SIGTERM drains: readiness fails at once, pages are served through the delay, then open connections are told to close and the process exits 0', async (t) => {
+  const server = await startListening(t, { SHUTDOWN_DELAY_MS: '800', SHUTDOWN_IDLE_GRACE_MS: '1500' })
+  const connection = await openConnection(t, server.port)
+  /** One request on the kept-alive connection, and its response. */
+  const ask = async (path: string) => {
+    const before = connection.received().length
+    const answered = new Promise((resolve) => {
+      const check = () => {
+        if (connection.received().length === before || !/(Ready|<\/html>|\r\n0\r\n\r\n)$/.test(connection.received().toString('latin1'))) return
+        connection.socket.off('data', check)
+        resolve(null)
+      }
+      connection.socket.on('data', check)
+    })
+    connection.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\n\r\n`)
+    await within(answered, 3000, null)
+    return parseResponse(connection.received().subarray(before))
+  }
+  t.equal((await ask('/resources/readiness')).status, 200, 'ready before the signal')
+
+  server.child.kill('SIGTERM')
+  await server.waitForLog((line) => line.msg === 'shutting down')
+  t.match(await getFresh(`${server.url}/resources/readiness`), { status: 503, headers: { 'retry-after': '5' } }, 'readiness fails at once, on a new connection too')
+  const during = await ask('/')
+  t.equal(during.status, 200, 'a page during the delay')
+  t.not(during.headers.connection, 'close', 'with keep-alive: nothing but readiness changes during the delay')
+
+  t.equal(await refusedWithin(server.port, 2000), 'ECONNREFUSED', 'after the delay the listener is closed')
+  const after = await ask('/')
+  t.equal(after.status, 200, 'a request on an open connection is still served')
+  t.equal(after.headers.connection, 'close', 'and told to close its connection')
+  t.same(await server.exited, { code: 0, signal: null }, 'then the process exits 0')
+})
+
+t.test('a second signal during the drain exits at once', async (t) => {
+  const server = await startListening(t, { SHUTDOWN_DELAY_MS: '60000' })
+  server.child.kill('SIGTERM')
+  await server.waitForLog((line) => line.msg === 'shutting down')
+  const started = Date.now()
+  server.child.kill('SIGINT')
+  const exit = await within(server.exited, 5000, null)
+  t.ok(exit, 'the process ended')
+  t.ok(Date.now() - started < 5000, 'without waiting out the delay')
 })

@@ -3,6 +3,7 @@ import t from 'tap'
 import { build } from '../helpers/app.js'
 
 const URL = '/resources/healthcheck'
+const READINESS = '/resources/readiness'
 
 /** Blocks the event loop in slices, yielding so @fastify/under-pressure's sampler can run, until `done` or the bound. */
 async function blockEventLoop (done: () => boolean, forMs: number, sliceMs = 200) {
@@ -50,6 +51,10 @@ t.test('under event-loop pressure the server sheds load with 503 and Retry-After
   const script = await app.inject({ url: URL, headers: { accept: 'application/json' } })
   t.same(script.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The server is busy. Please retry shortly.' }, 'and as JSON to a script that asks for it')
 
+  const readiness = await app.inject({ url: READINESS })
+  t.equal(readiness.statusCode, 503, 'readiness fails while load is shed')
+  t.equal(readiness.headers['retry-after'], '7')
+
   const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
   t.equal(page.statusCode, 503, 'pages are shed too')
   t.equal(page.headers['retry-after'], '7')
@@ -82,4 +87,44 @@ t.test('LOAD_SHEDDING_DELAY_MS=0 turns load shedding off: a blocked event loop s
   const probe = await app.inject({ url: URL })
   t.equal(probe.statusCode, 200)
   t.equal(probe.body, 'OK')
+})
+
+t.test('GET and HEAD /resources/readiness answer 200 while the instance should get traffic', async (t) => {
+  const { app } = await build(t)
+  const ready = await app.inject({ url: READINESS, headers: { accept: 'text/html' } })
+  t.equal(ready.statusCode, 200)
+  t.equal(ready.body, 'Ready')
+  t.equal(ready.headers['content-type'], 'text/plain; charset=utf-8')
+  t.equal(ready.headers['cache-control'], 'no-store')
+  t.equal(ready.headers['set-cookie'], undefined)
+  const head = await app.inject({ method: 'HEAD', url: READINESS })
+  t.equal(head.statusCode, 200)
+  t.equal(head.body, '')
+})
+
+t.test('once draining starts, readiness fails at once while pages and liveness are still served', async (t) => {
+  let closed = false
+  const { app } = await build(t, { routes (scope) { scope.addHook('onClose', async () => { closed = true }) } })
+  await app.ready()
+  const drained = app.drain({ delayMs: 300, idleGraceMs: 0 })
+  const readiness = await app.inject({ url: READINESS })
+  t.equal(readiness.statusCode, 503, 'readiness fails')
+  t.equal(readiness.headers['retry-after'], '5', 'with Retry-After')
+  t.equal(readiness.body, 'Draining')
+  t.equal((await app.inject({ url: URL })).statusCode, 200, 'the process is still alive')
+  const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
+  t.equal(page.statusCode, 200, 'pages are still served during the delay')
+  t.equal(page.headers.connection, 'keep-alive', 'and nothing else changes yet: keep-alive stays')
+  t.notOk(closed, 'the app is not closed during the delay')
+  await drained
+  t.ok(closed, 'then it closes')
+})
+
+t.test('probes write no access log at info; pages do', async (t) => {
+  const { app, logs } = await build(t)
+  for (const url of [URL, READINESS, '/']) await app.inject({ url, headers: { 'x-request-id': `probe${url.replaceAll('/', '-')}` } })
+  const accessLogged = (id: string) => logs.some((entry) => entry.requestId === id && entry.msg === 'incoming request')
+  t.notOk(accessLogged('probe-resources-healthcheck'), 'liveness')
+  t.notOk(accessLogged('probe-resources-readiness'), 'readiness')
+  t.ok(accessLogged('probe-'), 'a page is logged')
 })
