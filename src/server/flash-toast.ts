@@ -1,37 +1,34 @@
-import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import { Type, type Static } from 'typebox'
 import { Value } from 'typebox/value'
 import type { Toast, ToastType } from '../shared/page-data.js'
+import { ToastSchema } from '../shared/toast-schema.js'
 
 /**
  * The flash toast: a message set by an action (usually before a 303) and shown
- * once by the next page. Its cookie's name, attributes and parsing live here
+ * once by the next page. Its cookie's name, attributes and contents live here
  * only; routes see Toast objects, never cookie strings.
- * Needs @fastify/cookie registered with a `secret` (the cookie is signed).
  */
 
+/** The cookie's name over plain http (development); `__Host-` in production, so no subdomain can set it. */
 export const FLASH_TOAST_COOKIE = 'en_toast'
 /** Seconds. Long enough to survive a redirect on a slow connection, short enough not to surprise later. */
 const MAX_AGE = 60
 /** Browsers drop cookies over 4096 bytes (name + value); leave room for the signature and its %-encoding. */
 const MAX_ENCODED_CHARS = 3800
 
-/** The cookie's contents, checked on every read: a cookie is input like any other. */
-const ToastSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 100 }),
-  type: Type.Union([Type.Literal('message'), Type.Literal('success'), Type.Literal('error')]),
-  title: Type.Optional(Type.String({ maxLength: 200 })),
-  description: Type.String({ minLength: 1, maxLength: 1000 })
+/**
+ * What is signed: the toast, the cookie it was written for and when it
+ * expires. The signature alone would let a captured value be replayed at
+ * any time, or under the name of another signed cookie.
+ */
+const SignedSchema = Type.Object({
+  name: Type.String(),
+  expires: Type.Integer(),
+  toast: ToastSchema
 }, { additionalProperties: false })
-
-// page-data.ts declares Toast by hand; these fail to compile if schema and type drift apart.
-type SchemaToast = Static<typeof ToastSchema>
-const schemaFitsToast = (toast: SchemaToast): Toast => toast
-const toastFitsSchema = (toast: Toast): SchemaToast => toast
-void schemaFitsToast
-void toastFitsSchema
 
 export interface FlashToastInput {
   type?: ToastType
@@ -40,65 +37,72 @@ export interface FlashToastInput {
   id?: string
 }
 
-export interface FlashToastCookieOptions {
-  /** Send only over HTTPS: true in production. */
-  secure: boolean
-}
-
-function cookieAttributes ({ secure }: FlashToastCookieOptions) {
-  return { path: '/', httpOnly: true, sameSite: 'lax', secure } as const
-}
-
-/**
- * Queues a toast for the next page. Throws TypeError for a toast that would be
- * refused when read back (empty or over-long text) or that does not fit in a
- * cookie, so the mistake shows where it is made rather than as a missing toast.
- */
-export function setFlashToast (reply: FastifyReply, toast: FlashToastInput, options: FlashToastCookieOptions): void {
-  const value: Toast = {
-    id: toast.id ?? randomUUID(),
-    type: toast.type ?? 'message',
-    ...(toast.title === undefined ? {} : { title: toast.title }),
-    description: toast.description
-  }
-  if (!Value.Check(ToastSchema, value)) {
-    const [first] = Value.Errors(ToastSchema, value)
-    throw new TypeError(`setFlashToast: invalid toast${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}.`)
-  }
-  const encoded = Buffer.from(JSON.stringify(value), 'utf8').toString('base64url')
-  if (encoded.length > MAX_ENCODED_CHARS) {
-    throw new TypeError(`setFlashToast: the toast is too large for a cookie (${encoded.length} > ${MAX_ENCODED_CHARS} characters encoded).`)
-  }
-  reply.setCookie(FLASH_TOAST_COOKIE, encoded, { ...cookieAttributes(options), maxAge: MAX_AGE, signed: true })
-}
-
-/**
- * Reads the flash toast once. When the cookie is present it is cleared in this
- * response, valid or not; anything tampered, unsigned or malformed reads as
- * null. Never throws on cookie contents.
- */
-export function takeFlashToast (request: FastifyRequest, reply: FastifyReply, options: FlashToastCookieOptions = { secure: false }): Toast | null {
-  const raw = request.cookies[FLASH_TOAST_COOKIE]
-  if (raw === undefined) return null
-  // Same Path (and attributes) as when set, or the browser keeps the original.
-  reply.clearCookie(FLASH_TOAST_COOKIE, cookieAttributes(options))
-  try {
-    const unsigned = request.unsignCookie(raw)
-    if (!unsigned.valid) return null
-    const data: unknown = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8'))
-    return Value.Check(ToastSchema, data) ? data : null
-  } catch {
-    return null
-  }
-}
-
 export interface FlashToasts {
+  readonly cookieName: string
+  /**
+   * Queues a toast for the next page. Throws TypeError for a toast that would
+   * be refused when read back (empty or over-long text) or that does not fit
+   * in a cookie, so the mistake shows where it is made.
+   */
   set (reply: FastifyReply, toast: FlashToastInput): void
+  /** Reads the toast once and clears its cookie; anything tampered, expired or malformed reads as null. Never throws. */
   take (request: FastifyRequest, reply: FastifyReply): Toast | null
 }
-declare module 'fastify' {
-  interface FastifyInstance { flashToasts: FlashToasts }
+
+export interface FlashToastOptions {
+  /** Send only over HTTPS, under a `__Host-` name: true in production. */
+  secure: boolean
+  now?: () => number
 }
-export const flashToasts = fp<FlashToastCookieOptions>(async (app, options) => {
-  app.decorate('flashToasts', { set: (reply: FastifyReply, toast: FlashToastInput) => setFlashToast(reply, toast, options), take: (request: FastifyRequest, reply: FastifyReply) => takeFlashToast(request, reply, options) })
-}, { name: 'flash-toasts', dependencies: ['@fastify/cookie'] })
+
+export function createFlashToasts ({ secure, now = Date.now }: FlashToastOptions): FlashToasts {
+  const cookieName = secure ? `__Host-${FLASH_TOAST_COOKIE}` : FLASH_TOAST_COOKIE
+  const attributes = { path: '/', httpOnly: true, sameSite: 'lax', secure } as const
+  return {
+    cookieName,
+    set (reply, toast) {
+      const value: Toast = {
+        id: toast.id ?? randomUUID(),
+        type: toast.type ?? 'message',
+        ...(toast.title === undefined ? {} : { title: toast.title }),
+        description: toast.description
+      }
+      if (!Value.Check(ToastSchema, value)) {
+        const [first] = Value.Errors(ToastSchema, value)
+        throw new TypeError(`setFlashToast: invalid toast${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}.`)
+      }
+      const signed: Static<typeof SignedSchema> = { name: cookieName, expires: Math.floor(now() / 1000) + MAX_AGE, toast: value }
+      const encoded = Buffer.from(JSON.stringify(signed), 'utf8').toString('base64url')
+      if (encoded.length > MAX_ENCODED_CHARS) {
+        throw new TypeError(`setFlashToast: the toast is too large for a cookie (${encoded.length} > ${MAX_ENCODED_CHARS} characters encoded).`)
+      }
+      reply.setCookie(cookieName, encoded, { ...attributes, maxAge: MAX_AGE, signed: true })
+    },
+    take (request, reply) {
+      const raw = request.cookies[cookieName]
+      if (raw === undefined) return null
+      // Same Path (and attributes) as when set, or the browser keeps the original.
+      reply.clearCookie(cookieName, attributes)
+      try {
+        const unsigned = request.unsignCookie(raw)
+        if (!unsigned.valid) return null
+        const data: unknown = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8'))
+        if (!Value.Check(SignedSchema, data) || data.name !== cookieName || data.expires * 1000 <= now()) return null
+        return data.toast
+      } catch {
+        return null
+      }
+    }
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The flash toast's cookie, configured once: `app.flashToasts.set(reply, { description })`. */
+    flashToasts: FlashToasts
+  }
+}
+
+export const flashToasts = fp<FlashToastOptions>(async (app, options) => {
+  app.decorate('flashToasts', createFlashToasts(options))
+}, { name: 'flash-toasts', fastify: '5.x', dependencies: ['@fastify/cookie'] })

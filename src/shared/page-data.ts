@@ -1,5 +1,7 @@
 import type { HintSources, Hints } from './client-hints.js'
 import type { ThemePreference } from './theme.js'
+import type { ToastSchema } from './toast-schema.js'
+import type { Static } from 'typebox'
 
 /**
  * The server → browser contract. Everything the browser learns about a
@@ -28,14 +30,8 @@ export interface RequestInfo {
   path: string
 }
 
-export type ToastType = 'message' | 'success' | 'error'
-
-export interface Toast {
-  id: string
-  type: ToastType
-  title?: string
-  description: string
-}
+export type Toast = Static<typeof ToastSchema>
+export type ToastType = Toast['type']
 
 /** Names and encrypted timestamp of a form's honeypot fields (see server/honeypot.ts). */
 export interface HoneyProps {

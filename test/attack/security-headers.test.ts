@@ -1,8 +1,8 @@
 import type { Output } from '@mdn/mdn-http-observatory/src/types.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import t from 'tap'
-import { FLASH_TOAST_COOKIE, setFlashToast } from '../../src/server/flash-toast.js'
-import { THEME_COOKIE } from '../../src/server/theme-cookie.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
+import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
 import { build } from '../helpers/app.js'
 import { loadObservatory, PUBLIC_HOST, PUBLIC_ORIGIN, retrieveFromApp, saveCookies } from '../helpers/observatory.js'
@@ -111,7 +111,7 @@ t.test('the cookies the app sets pass the observatory\'s cookie test, with SameS
   }), themeSwitch)
   const flash = new URL('/test/flash', PUBLIC_ORIGIN)
   saveCookies(jar, await app.inject({ url: flash.pathname, headers: proxied }), flash)
-  t.same(jar.getCookiesSync(PUBLIC_ORIGIN).map((cookie) => cookie.key).sort(), [THEME_COOKIE, FLASH_TOAST_COOKIE].sort(), 'the session holds both cookies')
+  t.same(jar.getCookiesSync(PUBLIC_ORIGIN).map((cookie) => cookie.key).sort(), [THEME_COOKIE_NAME, `__Host-${FLASH_TOAST_COOKIE}`].sort(), 'the session holds both cookies, the toast under its __Host- name')
 
   const result = observatory.cookiesTest(requests)
   t.equal(result.result, 'cookies-secure-with-httponly-sessions-and-samesite', JSON.stringify(result.data))

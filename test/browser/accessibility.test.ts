@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { setFlashToast } from '../../src/server/flash-toast.js'
 import type { Theme } from '../../src/shared/theme.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
 import { launchBrowser, visit, waitForHydration, type WatchedPage } from '../helpers/browser.js'
@@ -108,7 +107,7 @@ t.test('no accessibility violations on the shell\'s documents, in either theme',
     routes (app) {
       // As a form action does: a flash toast, then a redirect to the page that shows it.
       app.get('/test/flash', async (_request, reply) => {
-        setFlashToast(reply, FLASH_TOAST, { secure: false })
+        app.flashToasts.set(reply, FLASH_TOAST)
         return reply.redirect('/', 303)
       })
     }

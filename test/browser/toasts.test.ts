@@ -1,6 +1,5 @@
 import t from 'tap'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
-import { setFlashToast } from '../../src/server/flash-toast.js'
 import type { Toast } from '../../src/shared/page-data.js'
 import { launchBrowser, openPage, visit, waitForHydration } from '../helpers/browser.js'
 import { listen } from '../helpers/server.js'
@@ -20,12 +19,12 @@ async function listenWithFlash (t: Parameters<typeof listen>[0]) {
   return listen(t, {
     routes (app) {
       app.get('/test/flash', async (_request, reply) => {
-        setFlashToast(reply, SAVED, { secure: false })
+        app.flashToasts.set(reply, SAVED)
         return reply.redirect('/', 303)
       })
-      // A fresh id per visit, as setFlashToast makes by default.
+      // A fresh id per visit, as flashToasts.set makes by default.
       app.get('/test/flash-fresh', async (_request, reply) => {
-        setFlashToast(reply, { type: 'message', description: `Visit ${++served}` }, { secure: false })
+        app.flashToasts.set(reply, { type: 'message', description: `Visit ${++served}` })
         return reply.redirect('/', 303)
       })
     }

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { ConsoleMessage, Page } from 'playwright-core'
-import { THEME_COOKIE } from '../../src/server/theme-cookie.js'
+import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js'
 import { ingestStandIn, jsonBody, STAND_IN_SESSION, type IngestRequest, type IngestStandIn, type StartAnswer } from '../helpers/ingest.js'
 import { listen } from '../helpers/server.js'
@@ -47,7 +47,7 @@ async function visit (t: Test, { start = 'session', projectKey = true, beforeLoa
   const watched = await openPage(browser, { timezoneId: 'UTC', colorScheme: 'light', screen: { width: 1280, height: 720 }, viewport: { width: 1280, height: 720 } })
   t.teardown(() => watched.context.close())
   // A saved theme (dark): the tracker must never be handed a cookie, on any request.
-  await watched.context.addCookies([{ name: THEME_COOKIE, value: 'dark', url: appUrl }])
+  await watched.context.addCookies([{ name: THEME_COOKIE_NAME, value: 'dark', url: appUrl }])
   await watched.page.addInitScript(() => {
     // Direct signals of what must never happen, in the console where the helper sees them.
     document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`))

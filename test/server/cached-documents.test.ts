@@ -1,6 +1,6 @@
 import { createElement, Suspense, use } from 'react'
 import t from 'tap'
-import { FLASH_TOAST_COOKIE, setFlashToast } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
 import { assertHuman } from '../../src/server/honeypot.js'
 import { defineLoader } from '../../src/server/pages/index.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
@@ -100,7 +100,7 @@ t.test('a page with a flash toast is always rendered, and the toast shown once',
   const { app } = await build(t, {
     routes (app) {
       app.post('/test/toast', async (_request, reply) => {
-        setFlashToast(reply, { type: 'success', description: 'Saved.' }, { secure: false })
+        app.flashToasts.set(reply, { type: 'success', description: 'Saved.' })
         return reply.redirect('/', 303)
       })
     }

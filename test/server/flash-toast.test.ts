@@ -2,22 +2,25 @@ import { createHmac } from 'node:crypto'
 import t from 'tap'
 import fastify, { type LightMyRequestResponse } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
-import { FLASH_TOAST_COOKIE, setFlashToast, takeFlashToast, type FlashToastInput } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE, flashToasts, type FlashToastInput } from '../../src/server/flash-toast.js'
 
 /** The assertions the helpers use, from the top-level test or a subtest. */
 type Asserts = Pick<typeof t, 'equal' | 'ok' | 'fail' | 'teardown'>
 
 const SECRET = 'a-cookie-secret-that-is-at-least-32-characters'
 
+const T0 = 1_750_000_000_000
+
 /** A tiny app: POST /act sets a toast and redirects, GET /page takes it and answers it as JSON. */
-async function build (test: Asserts, { secure = false } = {}) {
+async function build (test: Asserts, { secure = false, clock = { now: T0 } } = {}) {
   const app = fastify()
   await app.register(fastifyCookie, { secret: SECRET })
+  await app.register(flashToasts, { secure, now: () => clock.now })
   app.post<{ Body: FlashToastInput }>('/act', async (request, reply) => {
-    setFlashToast(reply, request.body, { secure })
+    app.flashToasts.set(reply, request.body)
     return reply.redirect('/page', 303)
   })
-  app.get('/page', async (request, reply) => ({ toast: takeFlashToast(request, reply, { secure }) }))
+  app.get('/page', async (request, reply) => ({ toast: app.flashToasts.take(request, reply) }))
   // Any error in a handler should fail the test, not hide behind a status code.
   app.setErrorHandler((error, _request, reply) => {
     test.fail(`unexpected error: ${String(error)}`)
@@ -28,15 +31,19 @@ async function build (test: Asserts, { secure = false } = {}) {
 }
 
 /** The raw Set-Cookie line for our cookie, or undefined. */
-function setCookieLine (res: LightMyRequestResponse): string | undefined {
+function setCookieLine (res: LightMyRequestResponse, name = FLASH_TOAST_COOKIE): string | undefined {
   const header = res.headers['set-cookie']
   const lines = header === undefined ? [] : Array.isArray(header) ? header : [header]
-  return lines.find(line => line.startsWith(`${FLASH_TOAST_COOKIE}=`))
+  return lines.find(line => line.startsWith(`${name}=`))
 }
 
-function toastCookie (res: LightMyRequestResponse) {
-  return res.cookies.find(cookie => cookie.name === FLASH_TOAST_COOKIE)
+function toastCookie (res: LightMyRequestResponse, name = FLASH_TOAST_COOKIE) {
+  return res.cookies.find(cookie => cookie.name === name)
 }
+
+/** What the cookie carries once unsigned: the toast, the cookie it is for, and its expiry in seconds. */
+const encode = (data: unknown) => Buffer.from(JSON.stringify(data), 'utf8').toString('base64url')
+const envelope = (toast: unknown, { name = FLASH_TOAST_COOKIE, expires = T0 / 1000 + 60 } = {}) => encode({ name, expires, toast })
 
 /** Asserts the response clears the toast cookie at the Path it was set on. */
 function assertCleared (test: Asserts, res: LightMyRequestResponse) {
@@ -55,7 +62,7 @@ async function getPage (test: Asserts, app: Awaited<ReturnType<typeof build>>, c
   return res
 }
 
-t.test('setFlashToast: a signed, HttpOnly, Lax, short-lived cookie', async t => {
+t.test('a signed, HttpOnly, Lax, short-lived cookie', async t => {
   const app = await build(t)
   const res = await app.inject({ method: 'POST', url: '/act', payload: { type: 'success', title: 'Saved', description: 'Your note was saved.' } })
   t.equal(res.statusCode, 303)
@@ -73,17 +80,48 @@ t.test('setFlashToast: a signed, HttpOnly, Lax, short-lived cookie', async t => 
   const unsigned = app.unsignCookie(cookie.value)
   t.ok(unsigned.valid, 'signed with the app secret')
   const json = JSON.parse(Buffer.from(unsigned.value!, 'base64url').toString('utf8'))
-  t.match(json, { type: 'success', title: 'Saved', description: 'Your note was saved.' })
-  t.match(json.id, /^[0-9a-f-]{36}$/, 'an id is generated')
+  t.match(json.toast, { type: 'success', title: 'Saved', description: 'Your note was saved.' })
+  t.match(json.toast.id, /^[0-9a-f-]{36}$/, 'an id is generated')
+  t.equal(json.name, FLASH_TOAST_COOKIE, 'the signed value names its cookie')
+  t.equal(json.expires, T0 / 1000 + 60, 'and its expiry, as Max-Age does')
 })
 
-t.test('setFlashToast: Secure in production, defaults filled in', async t => {
+t.test('in production: Secure, under a __Host- name, defaults filled in', async t => {
   const app = await build(t, { secure: true })
+  const name = `__Host-${FLASH_TOAST_COOKIE}`
+  t.equal(app.flashToasts.cookieName, name)
   const res = await app.inject({ method: 'POST', url: '/act', payload: { description: 'Hello' } })
-  t.match(setCookieLine(res), /; Secure/i)
-  const json = JSON.parse(Buffer.from(app.unsignCookie(toastCookie(res)!.value).value!, 'base64url').toString('utf8'))
-  t.equal(json.type, 'message')
-  t.notOk('title' in json, 'no title key when none was given')
+  const line = setCookieLine(res, name)
+  t.match(line, /; Secure/i)
+  t.match(line, /; Path=\/(;|$)/, '__Host- requires Path=/')
+  t.notMatch(line, /; Domain=/i, 'and no Domain')
+  t.equal(setCookieLine(res), undefined, 'nothing under the plain name')
+  const json = JSON.parse(Buffer.from(app.unsignCookie(toastCookie(res, name)!.value).value!, 'base64url').toString('utf8'))
+  t.equal(json.toast.type, 'message')
+  t.notOk('title' in json.toast, 'no title key when none was given')
+  const page = await app.inject({ method: 'GET', url: '/page', cookies: { [name]: toastCookie(res, name)!.value } })
+  t.same(page.json(), { toast: json.toast }, 'and read back')
+})
+
+t.test('a captured toast cannot be replayed once it has expired', async t => {
+  const clock = { now: T0 }
+  const app = await build(t, { clock })
+  const act = await app.inject({ method: 'POST', url: '/act', payload: { description: 'Saved.' } })
+  const value = toastCookie(act)!.value
+  clock.now = T0 + 59_000
+  t.match((await getPage(t, app, value)).json(), { toast: { description: 'Saved.' } }, 'within its minute it is shown')
+  clock.now = T0 + 60_000
+  const late = await getPage(t, app, value)
+  t.same(late.json(), { toast: null }, 'after it, the same signed value reads as nothing')
+  assertCleared(t, late)
+})
+
+t.test('a value signed for another cookie of the app is not a toast', async t => {
+  const app = await build(t)
+  const valid = { id: 'x', type: 'message', description: 'Hello' }
+  t.same((await getPage(t, app, app.signCookie(envelope(valid, { name: 'en_session' })))).json(), { toast: null }, 'bound to another name')
+  t.same((await getPage(t, app, app.signCookie(encode(valid)))).json(), { toast: null }, 'a bare toast signed by the same secret')
+  t.same((await getPage(t, app, app.signCookie(envelope(valid)))).json(), { toast: valid }, 'control: bound to this cookie')
 })
 
 t.test('round trip: the next page gets the toast once, and the cookie is cleared', async t => {
@@ -100,23 +138,23 @@ t.test('round trip: the next page gets the toast once, and the cookie is cleared
 
 t.test('the cleared cookie carries the same attributes when Secure', async t => {
   const app = await build(t, { secure: true })
+  const name = app.flashToasts.cookieName
   const act = await app.inject({ method: 'POST', url: '/act', payload: { description: 'Hi' } })
-  const page = await getPage(t, app, toastCookie(act)!.value)
-  t.match(setCookieLine(page), /; Path=\/.*; HttpOnly.*; Secure/i)
+  const page = await app.inject({ method: 'GET', url: '/page', cookies: { [name]: toastCookie(act, name)!.value } })
+  t.match(setCookieLine(page, name), /; Path=\/.*; HttpOnly.*; Secure/i)
 })
 
 t.test('tampered, unsigned, garbage or wrong-shape cookies read as null and are cleared', async t => {
   const app = await build(t)
   const sign = (value: string) => app.signCookie(value)
-  const encode = (data: unknown) => Buffer.from(JSON.stringify(data), 'utf8').toString('base64url')
   const valid = { id: 'x', type: 'message', description: 'Hello' }
-  const signedValid = sign(encode(valid))
+  const signedValid = sign(envelope(valid))
 
   const cases: Record<string, string> = {
-    unsigned: encode(valid),
-    'tampered payload': encode({ ...valid, description: 'Pwned' }) + signedValid.slice(signedValid.lastIndexOf('.')),
+    unsigned: envelope(valid),
+    'tampered payload': envelope({ ...valid, description: 'Pwned' }) + signedValid.slice(signedValid.lastIndexOf('.')),
     'tampered signature': signedValid.slice(0, -2) + (signedValid.endsWith('AA') ? 'BB' : 'AA'),
-    'signed with another secret': encode(valid) + '.' + createHmac('sha256', 'another-secret-of-at-least-32-characters!!').update(encode(valid)).digest('base64').replace(/=/g, ''),
+    'signed with another secret': envelope(valid) + '.' + createHmac('sha256', 'another-secret-of-at-least-32-characters!!').update(envelope(valid)).digest('base64').replace(/=/g, ''),
     empty: '',
     'just a dot': '.',
     'signed garbage': sign('%%%not base64%%%'),
@@ -124,15 +162,16 @@ t.test('tampered, unsigned, garbage or wrong-shape cookies read as null and are 
     'signed JSON null': sign(encode(null)),
     'signed JSON array': sign(encode([valid])),
     'signed JSON string': sign(encode('Hello')),
-    'unknown type': sign(encode({ ...valid, type: 'warning' })),
-    'empty description': sign(encode({ ...valid, description: '' })),
-    'description too long': sign(encode({ ...valid, description: 'x'.repeat(1001) })),
-    'title too long': sign(encode({ ...valid, title: 'x'.repeat(201) })),
-    'title not a string': sign(encode({ ...valid, title: 1 })),
-    'id too long': sign(encode({ ...valid, id: 'x'.repeat(101) })),
-    'missing id': sign(encode({ type: 'message', description: 'Hello' })),
-    'extra property': sign(encode({ ...valid, html: '<script>' })),
-    'prototype key': sign(Buffer.from('{"__proto__":{"x":1},"id":"x","type":"message","description":"Hello"}').toString('base64url')),
+    'unknown type': sign(envelope({ ...valid, type: 'warning' })),
+    'empty description': sign(envelope({ ...valid, description: '' })),
+    'description too long': sign(envelope({ ...valid, description: 'x'.repeat(1001) })),
+    'title too long': sign(envelope({ ...valid, title: 'x'.repeat(201) })),
+    'title not a string': sign(envelope({ ...valid, title: 1 })),
+    'id too long': sign(envelope({ ...valid, id: 'x'.repeat(101) })),
+    'missing id': sign(envelope({ type: 'message', description: 'Hello' })),
+    'extra property': sign(envelope({ ...valid, html: '<script>' })),
+    'prototype key': sign(Buffer.from(`{"name":"${FLASH_TOAST_COOKIE}","expires":${T0 / 1000 + 60},"toast":{"__proto__":{"x":1},"id":"x","type":"message","description":"Hello"}}`).toString('base64url')),
+    'expiry not a number': sign(encode({ name: FLASH_TOAST_COOKIE, expires: 'never', toast: valid })),
     huge: sign('A'.repeat(8000))
   }
   for (const [name, value] of Object.entries(cases)) {
@@ -153,14 +192,15 @@ t.test('tampered, unsigned, garbage or wrong-shape cookies read as null and are 
   }
 })
 
-t.test('setFlashToast refuses toasts that would not survive the trip', async t => {
+t.test('flashToasts.set refuses toasts that would not survive the trip', async t => {
   const app = fastify()
   await app.register(fastifyCookie, { secret: SECRET })
+  await app.register(flashToasts, { secure: false })
   t.teardown(() => app.close())
   const errors: string[] = []
   app.post<{ Body: FlashToastInput }>('/act', async (request, reply) => {
     try {
-      setFlashToast(reply, request.body, { secure: false })
+      app.flashToasts.set(reply, request.body)
     } catch (error) {
       errors.push(String(error))
     }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ERRORS } from '../../src/server/errors.js'
 import type { LightMyRequestResponse } from 'fastify'
-import { FLASH_TOAST_COOKIE, setFlashToast } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
 import { assertHuman, HONEYPOT_CODES, type HoneypotErrorCode, type HoneypotOptions } from '../../src/server/honeypot.js'
 import type { HoneyProps } from '../../src/shared/page-data.js'
 import { build, pageData, postForm, setCookie } from '../helpers/app.js'
@@ -24,7 +24,7 @@ async function buildForm (test: Build, { secret, honeypot = {} }: { secret?: str
     routes (app) {
       app.post('/test/contact', async (request, reply) => {
         assertHuman(request)
-        setFlashToast(reply, { type: 'success', description: SENT }, { secure: false })
+        app.flashToasts.set(reply, { type: 'success', description: SENT })
         return reply.redirect('/', 303)
       })
     }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { FLASH_TOAST_COOKIE, setFlashToast } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
 import type { Toast } from '../../src/shared/page-data.js'
 import { build, pageData, setCookie } from '../helpers/app.js'
 
@@ -14,7 +14,7 @@ async function buildWithAction (test: Parameters<typeof build>[0], toast: Toast 
   return build(test, {
     routes (app) {
       app.post('/test/act', async (_request, reply) => {
-        setFlashToast(reply, toast, { secure: false })
+        app.flashToasts.set(reply, toast)
         return reply.redirect('/', 303)
       })
     }
