@@ -99,7 +99,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
   await app.register(formbody)
-  await app.register(staticAssets, { root: join(distDir, 'client') })
+  await app.register(staticAssets, { root: join(distDir, 'client'), sourceMaps: !secure || env.SERVE_SOURCE_MAPS === 'true' })
 
   app.setErrorHandler(handleError)
 

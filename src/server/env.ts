@@ -34,8 +34,15 @@ export const EnvSchema = Type.Object({
   /** Encrypts the honeypot's valid-from timestamp; shared by every instance. */
   HONEYPOT_SECRET: Type.Optional(Secret),
   OPENREPLAY_PROJECT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$', description: 'letters, digits, "-" and "_"' })),
-  OPENREPLAY_INGEST_POINT: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'an http(s) URL' })),
-  OPENREPLAY_INSECURE: Bool('false')
+  // Its origin goes into the CSP's connect-src: a space, comma, semicolon or quote there would break the policy.
+  OPENREPLAY_INGEST_POINT: Type.Optional(Type.String({
+    maxLength: 2048,
+    pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^\\s;,\'"]*)?$',
+    description: 'an http(s) URL of a host name and path, without spaces, commas, semicolons or quotes'
+  })),
+  OPENREPLAY_INSECURE: Bool('false'),
+  /** Production serves no source maps (they hold the sources) unless an operator opts in. */
+  SERVE_SOURCE_MAPS: Bool('false')
 })
 
 type RawEnv = Static<typeof EnvSchema>

@@ -127,3 +127,18 @@ t.test('/favicon.ico is a real 48x48 icon', async (t) => {
     t.same([data.readInt32LE(4), data.readInt32LE(8)], [48, 96], 'its BMP is 48 wide and 2 × 48 high (image and mask)')
   }
 })
+
+t.test('source maps are served while developing, and in production only when the operator opts in', async (t) => {
+  const map = `${MANIFEST.entry}.map`
+  t.ok(existsSync(join(CLIENT_DIR, map)), `the build writes ${map}`)
+  const cases: Array<[string, Record<string, string>, number]> = [
+    ['development', { NODE_ENV: 'development' }, 200],
+    ['production', { NODE_ENV: 'production' }, 404],
+    ['production with SERVE_SOURCE_MAPS=true', { NODE_ENV: 'production', SERVE_SOURCE_MAPS: 'true' }, 200]
+  ]
+  for (const [name, env, status] of cases) {
+    const { app } = await build(t, { env })
+    t.equal((await app.inject({ url: map })).statusCode, status, `${name}: the map answers ${status}`)
+    t.equal((await app.inject({ url: MANIFEST.entry })).statusCode, 200, `${name}: the script itself is served`)
+  }
+})

@@ -32,7 +32,7 @@ t.test('with nothing set, every variable has its embedded default', async (t) =>
 })
 
 t.test('an empty string counts as unset, so a blank line in a .env file means the default', async (t) => {
-  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE'].map((name) => [name, '']))
+  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'SERVE_SOURCE_MAPS', 'SHUTDOWN_DELAY_MS', 'SHUTDOWN_IDLE_GRACE_MS'].map((name) => [name, '']))
   const { env } = loadEnv(blank)
   const defaults = loadEnv({}).env
   t.same({ ...env, SESSION_SECRET: '', HONEYPOT_SECRET: '' }, { ...defaults, SESSION_SECRET: '', HONEYPOT_SECRET: '' })
@@ -51,6 +51,9 @@ t.test('valid values are read and converted to their types', async (t) => {
     OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
     OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
     OPENREPLAY_INSECURE: 'true',
+    SERVE_SOURCE_MAPS: 'true',
+    SHUTDOWN_DELAY_MS: '5000',
+    SHUTDOWN_IDLE_GRACE_MS: '15000',
     UNRELATED_VARIABLE: 'ignored'
   })
   t.same(env, {
@@ -63,7 +66,10 @@ t.test('valid values are read and converted to their types', async (t) => {
     LOAD_SHEDDING_DELAY_MS: 0,
     OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
     OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
-    OPENREPLAY_INSECURE: 'true'
+    OPENREPLAY_INSECURE: 'true',
+    SERVE_SOURCE_MAPS: 'true',
+    SHUTDOWN_DELAY_MS: 5000,
+    SHUTDOWN_IDLE_GRACE_MS: 15000
   })
   t.same(warnings, [], 'nothing to warn about when the secrets are given')
 })
@@ -84,6 +90,15 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['LOG_LEVEL', 'loud', /one of fatal, error, warn, info, debug, trace, silent/],
     ['NODE_ENV', 'staging', /"production", "development" or "test"/],
     ['OPENREPLAY_INGEST_POINT', 'ftp://x', /an http\(s\) URL/],
+    // Each would break the CSP source expression the ingest origin becomes.
+    ['OPENREPLAY_INGEST_POINT', 'https://x;script-src *', /without spaces, commas, semicolons or quotes/],
+    ['OPENREPLAY_INGEST_POINT', 'https://x,https://evil.example', /an http\(s\) URL/],
+    ['OPENREPLAY_INGEST_POINT', 'https://x/ingest script-src', /an http\(s\) URL/],
+    ['OPENREPLAY_INGEST_POINT', "https://x/'unsafe-inline'", /an http\(s\) URL/],
+    ['OPENREPLAY_INGEST_POINT', 'https://x/"', /an http\(s\) URL/],
+    ['OPENREPLAY_INGEST_POINT', 'https://x\tscript-src', /an http\(s\) URL/],
+    ['OPENREPLAY_INGEST_POINT', 'https://', /an http\(s\) URL/],
+    ['SERVE_SOURCE_MAPS', 'yes', /"true" or "false"/],
     ['OPENREPLAY_PROJECT_KEY', 'has spaces', /letters, digits, "-" and "_"/],
     ['HOST', 'my host name', /a host name or IP address/]
   ]

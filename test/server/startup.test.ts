@@ -20,6 +20,13 @@ t.test('an invalid variable stops start-up with one line naming it, and no stack
   t.same(logs, [], 'nothing else was started, so nothing was logged')
 })
 
+t.test('an ingest point that would break the CSP stops start-up with one line, not a stack trace', async (t) => {
+  const { code, lines } = await refusedStart(t, { ...SECRETS, OPENREPLAY_PROJECT_KEY: 'key', OPENREPLAY_INGEST_POINT: 'https://x;script-src *' })
+  t.not(code, 0)
+  t.equal(lines.length, 1)
+  t.match(lines[0], /^Invalid environment variable OPENREPLAY_INGEST_POINT="https:\/\/x;script-src \*": expected an http\(s\) URL/)
+})
+
 t.test('a secret missing in production stops start-up with one line per variable', async (t) => {
   const { code, lines } = await refusedStart(t, { NODE_ENV: 'production' })
   t.not(code, 0)

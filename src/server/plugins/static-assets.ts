@@ -4,12 +4,18 @@ import fp from 'fastify-plugin'
 const HASHED = 'public, max-age=31536000, immutable'
 const UNHASHED = 'public, max-age=3600'
 
+export interface StaticAssetsOptions {
+  root: string
+  /** Whether the browser bundle's source maps are served: they hold our sources, so not in production unless asked. */
+  sourceMaps: boolean
+}
+
 /**
  * Serves the build's public files. Hashed assets never change and are cached
  * for a year; the rest (favicon, manifest) briefly. Precompressed .br/.gz
  * files written by build.mjs are sent when the client accepts them.
  */
-export const staticAssets = fp<{ root: string }>(async (app, { root }) => {
+export const staticAssets = fp<StaticAssetsOptions>(async (app, { root, sourceMaps }) => {
   await app.register(fastifyStatic, {
     root,
     prefix: '/',
@@ -19,7 +25,7 @@ export const staticAssets = fp<{ root: string }>(async (app, { root }) => {
     cacheControl: false,
     serveDotFiles: false,
     // The compressed variants are served in place of their originals, never by their own names.
-    globIgnore: ['**/*.br', '**/*.gz'],
+    globIgnore: ['**/*.br', '**/*.gz', ...(sourceMaps ? [] : ['**/*.map'])],
     setHeaders (reply, path) {
       reply.header('Cache-Control', /[\\/]assets[\\/]/.test(path) ? HASHED : UNHASHED)
     }
