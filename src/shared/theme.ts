@@ -24,10 +24,6 @@ export function isThemePreference (value: unknown): value is ThemePreference {
   return typeof value === 'string' && (THEME_PREFERENCES as readonly string[]).includes(value)
 }
 
-export function isTheme (value: unknown): value is Theme {
-  return value === 'light' || value === 'dark'
-}
-
 export interface ThemeInputs {
   /** The theme of a theme-switch submission still in flight, if any. */
   pending?: ThemePreference | null
@@ -38,7 +34,7 @@ export interface ThemeInputs {
 }
 
 /**
- * Which rule of resolveTheme decided: `fallback` means nothing was known, so
+ * Which rule of decideTheme decided: `fallback` means nothing was known, so
  * the stylesheet lets the OS colour scheme override the painted fallback.
  */
 export type ThemeSource = 'pending' | 'saved' | 'hint' | 'fallback'
@@ -53,11 +49,6 @@ export function decideTheme ({ pending, saved, hint }: ThemeInputs): { theme: Th
   // A pending `system` discards the saved preference: it is what is being cleared.
   if (!pending && (saved === 'light' || saved === 'dark')) return { theme: saved, source: 'saved' }
   return hint ? { theme: hint, source: 'hint' } : { theme: FALLBACK_THEME, source: 'fallback' }
-}
-
-/** The theme in effect (see decideTheme). */
-export function resolveTheme (inputs: ThemeInputs): Theme {
-  return decideTheme(inputs).theme
 }
 
 const CYCLE: Record<ThemePreference, ThemePreference> = { system: 'light', light: 'dark', dark: 'system' }

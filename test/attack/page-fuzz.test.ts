@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
-import { isTheme, type Theme } from '../../src/shared/theme.js'
+import { parseColorScheme } from '../../src/shared/client-hints.js'
+import type { Theme } from '../../src/shared/theme.js'
 import { build, pageData } from '../helpers/app.js'
 import { assertServing } from '../helpers/attack.js'
 
@@ -103,7 +104,7 @@ function expected ({ cookies, hint }: Visit): { theme: Theme, timeZone: string }
   const decisive = ['en_theme', 'CH-prefers-color-scheme', 'CH-time-zone'].map((name) => cookies.find((cookie) => cookie.name === name))
   if (decisive.some((cookie) => cookie && !('means' in cookie)) || (hint && !('means' in hint))) return undefined
   const [saved, scheme, zone] = decisive.map((cookie) => cookie?.means ?? null)
-  return { theme: [saved, hint?.means, scheme].find(isTheme) ?? 'light', timeZone: zone ?? 'UTC' }
+  return { theme: [saved, hint?.means, scheme].map(parseColorScheme).find((theme): theme is Theme => theme !== null) ?? 'light', timeZone: zone ?? 'UTC' }
 }
 
 t.test('whatever cookies and hints arrive, GET / is a whole light or dark page and writes nothing back', async (t) => {

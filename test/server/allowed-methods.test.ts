@@ -1,9 +1,11 @@
 import Fastify from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { allowedMethods } from '../../src/server/plugins/allowed-methods.js'
 
-async function appWith (routerOptions = {}) {
+/** A Fastify app with routes of every kind, closed when the test ends. */
+async function appWith (t: Test, routerOptions = {}) {
   const app = Fastify({ routerOptions })
+  t.teardown(() => app.close())
   await app.register(allowedMethods, { routerOptions })
   app.get('/', () => 'home')
   app.post('/items', () => 'created')
@@ -18,7 +20,7 @@ async function appWith (routerOptions = {}) {
 }
 
 t.test('an address the app has lists every method its routes take there, HEAD with GET', async (t) => {
-  const app = await appWith()
+  const app = await appWith(t)
   t.same(app.allowedMethods('/'), ['GET', 'HEAD'])
   t.same(app.allowedMethods('/items'), ['POST'])
   t.same(app.allowedMethods('/items/42'), ['DELETE', 'GET', 'HEAD'], 'parametric routes match by address')
@@ -29,7 +31,7 @@ t.test('an address the app has lists every method its routes take there, HEAD wi
 })
 
 t.test('an address the app does not have has no methods', async (t) => {
-  const app = await appWith()
+  const app = await appWith(t)
   for (const url of ['/nope', '/items/42/extra', '/account', '/settings', '/ITEMS']) t.same(app.allowedMethods(url), [], url)
 })
 
@@ -38,7 +40,7 @@ t.test('it agrees with Fastify\'s router on every address and method, whatever t
   const urls = ['/', '/items', '/items/', '/ITEMS', '/items/42', '/items/42/', '/items//42', '//items', '/files/', '/files/a/b',
     '/account/settings', '/account/settings/', '/versioned', '/nope', '/items/' + 'x'.repeat(150), '/items/%E2%9C%93']
   for (const options of [{}, { ignoreTrailingSlash: true }, { ignoreDuplicateSlashes: true }, { caseSensitive: false }, { maxParamLength: 200 }]) {
-    const app = await appWith(options)
+    const app = await appWith(t, options)
     for (const url of urls) {
       const allowed = app.allowedMethods(url)
       for (const method of methods) {
