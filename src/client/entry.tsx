@@ -9,18 +9,12 @@ const data = readPageData()
 // Browsers hide a parsed nonce from the attribute but keep it in the property: the document's own scripts carry it.
 const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce
 
-/**
- * Runs `effect` once the hydration of its children has committed: React runs
- * a parent's effects after all of its children's, so App's own effects (the
- * `data-hydrated` marker) have run by then. Renders no element of its own, so
- * the hydrated tree matches the server's.
- */
+/** Runs `effect` once its children's hydration has committed (a parent's effects run last). */
 function AfterHydration ({ effect, children }: { effect: () => void, children: ReactNode }) {
   useEffect(effect, [effect])
   return children
 }
 
-// The tracker is requested only after hydration, on idle (issue 5).
 const startTracker = () => startTrackerWhenIdle(data.env)
 
 hydrateRoot(
@@ -34,7 +28,7 @@ hydrateRoot(
 
 declare global {
   interface Window {
-    /** The toast API, outside production only: browser tests and developers at the console fire toasts the way the UI does. */
+    /** The toast API outside production, for tests and the console. */
     __toast?: typeof toast
   }
 }

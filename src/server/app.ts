@@ -33,28 +33,18 @@ export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 export interface AppOptions {
   env: Env
   logger?: FastifyServerOptions['logger']
-  /** The page table; tests pass their own, with pages whose loaders or components fail. */
+  /** Tests pass more pages and loaders, and the options below. */
   pages?: readonly AnyPage[]
-  /** The server's loaders by page id; tests pass their own beside their pages. */
   loaders?: LoaderTable
   distDir?: string
-  /** Overrides of the load-shedding settings (the delay comes from LOAD_SHEDDING_DELAY_MS); tests shorten Retry-After. */
   loadShedding?: LoadSheddingOptions
-  /** Honeypot settings other than the secret (which comes from env); tests turn timing off or set the clock. */
   honeypot?: Omit<HoneypotOptions, 'secret'>
-  /** Production values unless given: tests shorten them to watch each one cut a client off. */
   timeouts?: Partial<Timeouts>
-  /** More routes, registered after the app's own: tests add the form and redirect routes they exercise. */
   routes?: (app: FastifyInstance) => void | Promise<void>
 }
 
-/** What a proxy's X-Request-Id may be for us to log it as the request's id. */
 const REQUEST_ID = /^[\w.-]{1,128}$/
-/**
- * Ids for requests that bring none: a random prefix per process, so ids from
- * several instances never collide in shared logs, and a counter, which costs
- * nothing per request (a UUID each was visible in profiles).
- */
+/** A random prefix per process, so instances never collide in shared logs, and a counter. */
 const REQUEST_ID_PREFIX = randomBytes(6).toString('base64url')
 let requestCount = 0
 const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36)}`
@@ -62,7 +52,6 @@ const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36
 /** Fastify's router and the allowed-methods router must read addresses alike. */
 const ROUTER_OPTIONS = { maxParamLength: 200 }
 
-/** Builds the app without listening: main.ts listens, tests inject. */
 export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const { env } = options
   const distDir = options.distDir ?? DIST_DIR
@@ -73,18 +62,16 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId()
     },
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    // Deliberate limits against slow or idle clients (slowloris) and oversized requests.
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
     routerOptions: ROUTER_OPTIONS,
-    // Errors raised while routing (a path that does not decode) get the app's answer, not Fastify's bare JSON without security headers.
+    // Errors raised while routing get the app's answer, not Fastify's bare JSON.
     frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const pages = options.pages ?? PAGES
   const secure = env.NODE_ENV === 'production'
 
-  // Before any route: it records every route's methods.
   await app.register(allowedMethods, { routerOptions: ROUTER_OPTIONS })
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)

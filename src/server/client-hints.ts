@@ -1,12 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { COLOR_SCHEME_COOKIE, COLOR_SCHEME_HEADER, TIME_ZONE_COOKIE, resolveHints, type HintSources, type Hints } from '../shared/client-hints.js'
 
-/**
- * The browser's hints as this request tells them: the Sec-CH header, else
- * the hint cookies written by the page's check script, else the fallbacks
- * (light, UTC). Never writes a cookie: a fallback written back would be taken
- * for the browser's own value on the next visit.
- */
+/** The browser's hints as this request tells them; never written back (a fallback would pass for the browser's). */
 export function readHints (request: FastifyRequest): { hints: Hints, sources: HintSources } {
   return resolveHints({
     colorSchemeCookie: request.cookies[COLOR_SCHEME_COOKIE],
@@ -16,11 +11,8 @@ export function readHints (request: FastifyRequest): { hints: Hints, sources: Hi
 }
 
 /**
- * Asks Chromium for the colour-scheme header on later requests (Accept-CH),
- * and to retry this one with it when it was missing (Critical-CH), so even a
- * first visit renders the right theme without a client-side reload. Pages
- * rendered from it must name it in Vary (page-response.ts PAGE_VARY).
- * Critical-CH only for safe methods: a retried POST would be sent twice.
+ * Asks Chromium for the colour-scheme header, and to retry a first request
+ * with it (Critical-CH, safe methods only: a retried POST is sent twice).
  * https://wicg.github.io/client-hints-infrastructure/#critical-ch
  */
 export function advertiseClientHints (request: FastifyRequest, reply: FastifyReply): void {

@@ -1,13 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 
 /**
- * Whether a state-changing request was sent from another site, judged by the
- * headers browsers add and pages cannot forge: `Sec-Fetch-Site` and `Origin`
- * (https://web.dev/articles/fetch-metadata). A request with neither (curl,
- * an older browser's form) is allowed: it is not a browser acting for another
- * site. `Origin` must name this very host: a sibling subdomain is another
- * origin, and telling a trusted sibling from a hostile one would need the
- * Public Suffix List and a list of our own subdomains.
+ * Whether a state-changing request came from another site, by `Sec-Fetch-Site`
+ * and `Origin` (https://web.dev/articles/fetch-metadata). Neither (curl) is
+ * allowed; `Origin` must name this very host, not a sibling subdomain.
  */
 export function isCrossSiteRequest (headers: { origin?: string | string[], 'sec-fetch-site'?: string | string[] }, host: string): boolean {
   const site = headers['sec-fetch-site']
@@ -23,7 +19,6 @@ export function isCrossSite (request: FastifyRequest): boolean {
   return isCrossSiteRequest(request.headers, request.host)
 }
 
-/** Whether `origin` names `host` (a Host header: name and optional port). */
 function isOrigin (origin: string, host: string): boolean {
   let url: URL
   try {

@@ -9,10 +9,7 @@ const Bool = (fallback: 'true' | 'false') =>
 const SECRET_ACCEPTS = 'a random string of at least 32 characters'
 const Secret = Type.String({ minLength: 32, maxLength: 4096, description: SECRET_ACCEPTS })
 
-/**
- * Every variable the server reads, with its default. Validated once at start;
- * `description` is what an operator is told the variable accepts.
- */
+/** Every variable the server reads; `description` is what an operator is told it accepts. */
 export const EnvSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
     default: 'development', description: '"production", "development" or "test"'
@@ -23,15 +20,10 @@ export const EnvSchema = Type.Object({
     default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent'
   }),
   ALLOW_INDEXING: Bool('true'),
-  /** Event-loop delay above which requests are shed with 503 (plugins/load-shedding.ts); 0 turns shedding off. */
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
-  /** After SIGTERM, how long readiness fails while the app still serves, so proxies stop sending first (plugins/graceful-close.ts). */
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
-  /** Then how long idle keep-alive connections are left to their proxy: longer than its upstream keepalive_timeout. */
   SHUTDOWN_IDLE_GRACE_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
-  /** Signs cookies (the flash toast). */
   SESSION_SECRET: Type.Optional(Secret),
-  /** Encrypts the honeypot's valid-from timestamp; shared by every instance. */
   HONEYPOT_SECRET: Type.Optional(Secret),
   OPENREPLAY_PROJECT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$', description: 'letters, digits, "-" and "_"' })),
   // Its origin goes into the CSP's connect-src: a space, comma, semicolon or quote there would break the policy.
@@ -41,7 +33,6 @@ export const EnvSchema = Type.Object({
     description: 'an http(s) URL of a host name and path, without spaces, commas, semicolons or quotes'
   })),
   OPENREPLAY_INSECURE: Bool('false'),
-  /** Production serves no source maps (they hold the sources) unless an operator opts in. */
   SERVE_SOURCE_MAPS: Bool('false')
 })
 
@@ -59,15 +50,10 @@ export class EnvError extends Error {
 
 export interface LoadedEnv {
   env: Env
-  /** Things worth a warning in the log, such as generated secrets. */
   warnings: string[]
 }
 
-/**
- * Reads the environment once. Unknown variables are ignored; empty strings
- * count as unset so a blank line in a .env file means "use the default".
- * Throws EnvError with one line per bad variable.
- */
+/** Reads the environment once; an empty string is unset. Throws EnvError with one line per bad variable. */
 export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
   const raw: Record<string, unknown> = {}
   for (const key of Object.keys(EnvSchema.properties)) {
@@ -76,7 +62,6 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
   }
   const candidate = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw)) as Record<string, unknown>
 
-  // Checked one variable at a time so that every bad variable is reported, not just the first.
   const problems: string[] = []
   const reported = new Set<string>()
   for (const [name, schema] of Object.entries(EnvSchema.properties) as Array<[string, TSchema & { description?: string, type?: string }]>) {

@@ -4,17 +4,11 @@ import { SYSTEM_PAGES } from '../ui/page-table.js'
 import { answerFor, errorBody, statusWords, type Answer } from './errors.js'
 import { varyByAccept, wantsJson } from './negotiation.js'
 
-/**
- * One place where errors become responses: a client's mistake gets its 4xx
- * with a message it can act on, anything else is logged with the request id
- * and shown as the error document. Also Fastify's `frameworkErrors`: the
- * errors it raises while routing.
- */
+/** Where every error becomes a response; also Fastify's `frameworkErrors`, raised while routing. */
 export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const answer = answerFor(error)
   if (answer.code === 'FST_UNDER_PRESSURE') {
-    // Shed load cheaply: rendering is the work an overloaded server cannot
-    // afford. @fastify/under-pressure has already set Retry-After.
+    // Shed cheaply: rendering is what an overloaded server cannot afford.
     request.log.warn('shed load: the event loop is behind')
     return sendPlain(request, reply, answer)
   }
@@ -24,7 +18,6 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   sendError(request, reply, answer)
 }
 
-/** The error as the client asked for it (negotiation.ts): JSON, or the page for its status. */
 export function sendError (request: FastifyRequest, reply: FastifyReply, answer: Answer): void {
   varyByAccept(reply)
   if (wantsJson(request)) reply.status(answer.status).send(errorBody(answer))
@@ -38,18 +31,11 @@ function errorPage ({ status, message }: Answer): PageState {
   return { id: SYSTEM_PAGES.clientError.id, status, data: { title, message } }
 }
 
-/**
- * Whether the request went through the app's hooks. Errors Fastify raises
- * while routing (FST_ERR_BAD_URL) reach frameworkErrors before any hook, as
- * do errors of a hook that runs before the cookie and security plugins:
- * there are no parsed cookies to build the document from, and no security
- * headers were set.
- */
+/** Errors raised while routing or before the cookie and security hooks have no cookies or headers to build a page with. */
 function hooksHaveRun (request: FastifyRequest, reply: FastifyReply): boolean {
   return request.cookies != null && reply.hasHeader('content-security-policy')
 }
 
-/** A plain answer that carries the protections the security plugin did not get to add: it cannot be framed, run or sniffed. */
 function sendPlain (request: FastifyRequest, reply: FastifyReply, answer: Answer): void {
   varyByAccept(reply.header('Cache-Control', 'no-store'))
     .status(answer.status)

@@ -1,14 +1,8 @@
-/**
- * Every error the shell answers, in one place: its status, the words for
- * protocols (the JSON `error` field, HTTP's reason phrase), the words for
- * people (the page title) and the message a client can act on. The error
- * handler, the not-found handler and the log lines all read from here.
- */
+/** Every error the shell answers: status, words for protocols and for people, and a message a client can act on. */
 
 export interface StatusWords {
-  /** HTTP's reason phrase (RFC 9110 §15), for the JSON `error` field. */
+  /** RFC 9110 §15, for the JSON `error` field. */
   reason: string
-  /** What the tab says, before the product name. */
   title: string
 }
 
@@ -27,7 +21,6 @@ export type ErrorStatus = keyof typeof STATUSES
 
 const FORM_NOT_VERIFIED = 'The form could not be verified. Please reload the page and try again.'
 
-/** Codes the shell raises or receives from Fastify, with their status and default message. */
 export const ERRORS = {
   BAD_REQUEST: { status: 400, message: 'This request could not be processed.' },
   FST_ERR_VALIDATION: { status: 400, message: 'The request is not valid.' },
@@ -55,7 +48,6 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS
 
-/** An error whose status and message are meant for the client, as they are. */
 export class ClientError extends Error {
   readonly statusCode: number
   readonly code: ErrorCode
@@ -79,17 +71,11 @@ export function statusWords (status: number): StatusWords {
 
 export interface Answer {
   status: number
-  /** The catalogue's code, for the log line. */
   code: string
   message: string
 }
 
-/**
- * What the client is told about any thrown value: a client error keeps its
- * status and message (the catalogue's message where it has one for the
- * code, since Fastify's own texts name internals); anything else is a 500
- * whose cause stays in the log.
- */
+/** What the client is told about anything thrown: Fastify's texts give way to ours, and a 5xx's cause stays in the log. */
 export function answerFor (error: { statusCode?: unknown, code?: unknown, message?: unknown }): Answer {
   const code = typeof error.code === 'string' ? error.code : ''
   const known = (ERRORS as Record<string, { status: number, message: string } | undefined>)[code]
@@ -100,7 +86,6 @@ export function answerFor (error: { statusCode?: unknown, code?: unknown, messag
   return { status, code: code || 'BAD_REQUEST', message }
 }
 
-/** The JSON body of every error answer. */
 export function errorBody ({ status, message }: Answer): { statusCode: number, error: string, message: string } {
   return { statusCode: status, error: statusWords(status).reason, message }
 }

@@ -6,24 +6,14 @@ import { Value } from 'typebox/value'
 import type { Toast, ToastType } from '../shared/page-data.js'
 import { ToastSchema } from '../shared/toast-schema.js'
 
-/**
- * The flash toast: a message set by an action (usually before a 303) and shown
- * once by the next page. Its cookie's name, attributes and contents live here
- * only; routes see Toast objects, never cookie strings.
- */
-
-/** The cookie's name over plain http (development); `__Host-` in production, so no subdomain can set it. */
+/** The flash toast's cookie: set by an action, shown once by the next page; `__Host-` in production. */
 export const FLASH_TOAST_COOKIE = 'en_toast'
-/** Seconds. Long enough to survive a redirect on a slow connection, short enough not to surprise later. */
+/** Seconds: enough for a redirect on a slow connection. */
 const MAX_AGE = 60
 /** Browsers drop cookies over 4096 bytes (name + value); leave room for the signature and its %-encoding. */
 const MAX_ENCODED_CHARS = 3800
 
-/**
- * What is signed: the toast, the cookie it was written for and when it
- * expires. The signature alone would let a captured value be replayed at
- * any time, or under the name of another signed cookie.
- */
+/** Signed with its cookie's name and expiry, so a captured value cannot be replayed later or as another cookie. */
 const SignedSchema = Type.Object({
   name: Type.String(),
   expires: Type.Integer(),
@@ -39,18 +29,13 @@ export interface FlashToastInput {
 
 export interface FlashToasts {
   readonly cookieName: string
-  /**
-   * Queues a toast for the next page. Throws TypeError for a toast that would
-   * be refused when read back (empty or over-long text) or that does not fit
-   * in a cookie, so the mistake shows where it is made.
-   */
+  /** Throws TypeError for a toast that would be refused when read back, so the mistake shows where it is made. */
   set (reply: FastifyReply, toast: FlashToastInput): void
-  /** Reads the toast once and clears its cookie; anything tampered, expired or malformed reads as null. Never throws. */
+  /** Reads the toast once and clears it; anything tampered, expired or malformed is null. */
   take (request: FastifyRequest, reply: FastifyReply): Toast | null
 }
 
 export interface FlashToastOptions {
-  /** Send only over HTTPS, under a `__Host-` name: true in production. */
   secure: boolean
   now?: () => number
 }
@@ -81,7 +66,6 @@ export function createFlashToasts ({ secure, now = Date.now }: FlashToastOptions
     take (request, reply) {
       const raw = request.cookies[cookieName]
       if (raw === undefined) return null
-      // Same Path (and attributes) as when set, or the browser keeps the original.
       reply.clearCookie(cookieName, attributes)
       try {
         const unsigned = request.unsignCookie(raw)
@@ -98,7 +82,6 @@ export function createFlashToasts ({ secure, now = Date.now }: FlashToastOptions
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The flash toast's cookie, configured once: `app.flashToasts.set(reply, { description })`. */
     flashToasts: FlashToasts
   }
 }

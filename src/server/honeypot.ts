@@ -3,35 +3,18 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import type { HoneyProps } from '../shared/page-data.js'
 import { ClientError } from './errors.js'
 
-/**
- * Spam protection for forms: an empty field that people never see (bots fill
- * it in) plus the time the form was rendered, encrypted so it cannot be forged.
- *
- * Modelled on remix-utils' Honeypot, minus two of its holes
- * (see /work/shared/PITFALLS.md, "Toasts and honeypot"):
- * - it passes silently when the fields are absent; here both are required;
- * - its default seed is random per process, so a form rendered by one instance
- *   fails on another or after a restart; here the secret is required and comes
- *   from configuration (HONEYPOT_SECRET).
- * It also authenticates the timestamp (AES-256-GCM) instead of only encrypting it.
- */
+/** Spam protection: a field bots fill in and the render time, authenticated; the secret is shared by every instance. */
 
 const ALGORITHM = 'aes-256-gcm'
 const IV_BYTES = 12
 const TAG_BYTES = 16
-/** iv | ciphertext of a ≤ 16-digit timestamp | tag, in base64url, is under 64 chars; anything far longer is not ours. */
+/** iv | ciphertext | tag is under 64 characters: anything far longer is not ours. */
 const MAX_TOKEN_CHARS = 256
 const BASE64URL = /^[A-Za-z0-9_-]+$/
 const DIGITS = /^\d{1,16}$/
-/**
- * Encrypting costs a visible share of a page's render time, so one token
- * serves every page rendered within this window. Its timestamp is the
- * window's first render: a form can pass the too-fast check up to this much
- * sooner, which no human notices and no bot gains from.
- */
+/** One token serves every render within this window: encrypting per page was a visible cost. */
 const TOKEN_REUSE_MS = 1000
 
-/** The ways a submission is refused; their status and messages are in the error catalogue. */
 export const HONEYPOT_CODES = ['HONEYPOT_MISSING', 'HONEYPOT_FILLED', 'TIMESTAMP_MISSING', 'TIMESTAMP_INVALID', 'TIMESTAMP_FUTURE', 'TOO_FAST', 'EXPIRED'] as const
 
 export type HoneypotErrorCode = typeof HONEYPOT_CODES[number]
@@ -46,17 +29,13 @@ export class HoneypotError extends ClientError {
 }
 
 export interface HoneypotOptions {
-  /** Shared by every instance, so a form rendered by one is accepted by all. */
   secret: string
   nameFieldName?: string
   validFromFieldName?: string
-  /** Submissions sooner than this after rendering are refused. 0 turns it off. Default 2 s. */
+  /** Refused sooner than this after rendering (default 2 s), or later than maxAgeMs (24 h). */
   minDelayMs?: number
-  /** Forms older than this are refused. Infinity turns it off. Default 24 h. */
   maxAgeMs?: number
-  /** Tolerated clock difference between instances for timestamps "from the future". Default 5 s. */
   clockSkewMs?: number
-  /** false skips every time comparison (too fast, expired, future); the timestamp must still decrypt. */
   timing?: boolean
   now?: () => number
 }
@@ -96,8 +75,7 @@ export class Honeypot {
     }
     this.nameFieldName = nameFieldName
     this.validFromFieldName = validFromFieldName
-    // Derived once: HKDF is cheap, but there is no reason to repeat it per request.
-    // The secret is already high-entropy (≥ 32 chars, checked in env.ts), so HKDF rather than a slow KDF.
+    // The secret is high-entropy (≥ 32 characters), so HKDF rather than a slow KDF.
     this.#key = Buffer.from(hkdfSync('sha256', secret, 'agent-stack', 'honeypot valid-from v1', 32))
     this.#minDelayMs = minDelayMs
     this.#maxAgeMs = maxAgeMs
@@ -106,7 +84,6 @@ export class Honeypot {
     this.#now = now
   }
 
-  /** The props for <HoneypotInputs>: field names and the encrypted render time. */
   getInputProps (): HoneyProps {
     const now = Math.floor(this.#now())
     const issued = this.#issued
@@ -121,11 +98,7 @@ export class Honeypot {
     }
   }
 
-  /**
-   * Throws HoneypotError when the submission looks automated or the form is
-   * stale; returns quietly otherwise. Throws nothing else, whatever `fields` is.
-   * Takes `unknown` so a route can pass `request.body` as it comes.
-   */
+  /** Throws HoneypotError when the submission looks automated or stale, and nothing else, whatever `fields` is. */
   check (fields: Record<string, unknown> | null | undefined | unknown): void {
     const honey = readField(fields, this.nameFieldName)
     if (honey === undefined) throw new HoneypotError('HONEYPOT_MISSING')
@@ -151,7 +124,6 @@ export class Honeypot {
     return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url')
   }
 
-  /** The timestamp, or null for anything that is not an untampered value of ours. */
   #decrypt (token: unknown): number | null {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS || !BASE64URL.test(token)) return null
     const bytes = Buffer.from(token, 'base64url')
@@ -161,7 +133,7 @@ export class Honeypot {
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
       const plaintext = Buffer.concat([
         decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
-        decipher.final() // throws when the tag does not match: wrong secret or tampered
+        decipher.final()
       ]).toString('utf8')
       if (!DIGITS.test(plaintext)) return null
       const timestamp = Number(plaintext)
@@ -172,21 +144,12 @@ export class Honeypot {
   }
 }
 
-/**
- * The check as one call at the top of a form route: `assertHuman(request)`.
- * A refusal throws HoneypotError, which the error handler answers and logs
- * with its code; the client sees only the message, and one message covers
- * several codes, so a bot learns nothing about which check it failed.
- */
+/** The check at the top of a form route; the error handler answers a refusal and logs its code. */
 export function assertHuman (request: FastifyRequest): void {
   request.server.honeypot.check(request.body)
 }
 
-/**
- * An own property of a parsed body, or undefined. Own only, so `toString` or
- * `__proto__` never count as submitted; guarded, because a body could be a
- * Proxy or carry a throwing getter and we promise to throw only HoneypotError.
- */
+/** An own property of a parsed body, or undefined; guarded, since only HoneypotError may be thrown. */
 function readField (fields: unknown, name: string): unknown {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return undefined
   try {

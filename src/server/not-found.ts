@@ -14,11 +14,8 @@ function refuse (request: FastifyRequest, reply: FastifyReply): Error {
 }
 
 /**
- * 405 with Allow at an address some route has, 404 elsewhere, both answered
- * by the error handler. Decided in onRequest, before any body is read: a
- * request no route takes costs no parsing (and a bad body cannot turn its
- * 404 into a 400). Register after the cookie and security plugins, whose
- * onRequest hooks the error document needs.
+ * 405 with Allow, or 404, decided in onRequest before any body is read.
+ * Register after the cookie and security plugins: the error page needs them.
  */
 export const notFound = fp(async (app) => {
   app.addHook('onRequest', (request, reply, done) => {

@@ -2,20 +2,12 @@ import { PassThrough, Transform } from 'node:stream'
 import type { PageData } from '../shared/page-data.js'
 
 /**
- * Documents already rendered, keyed by what they were rendered from.
- *
- * A page's component is a pure function of its data (React's rule), so the
- * same page data renders the same HTML. Only two values in a document change
- * per response: the CSP nonce and the honeypot's token. A rendered document
- * is kept as a template with those two cut out, and later responses for the
- * same data fill in their own. Both are long and random, so cutting on them
- * hits nothing else, unless the data itself carries one (a URL with the
- * public token in it): such a document is never kept.
- *
- * Bounded by the characters it holds, least recently used first out.
+ * Documents already rendered, keyed by their data: a component is a pure
+ * function of it. A document is kept as a template with the two values that
+ * change per response (the CSP nonce, the honeypot token) cut out, and
+ * bounded by the characters it holds, least recently used first out.
  */
 
-/** The per-response values a template is filled with. */
 export interface Fillings {
   nonce: string
   honeypotToken: string
@@ -29,7 +21,6 @@ export interface Template {
   slots: Slot[]
 }
 
-/** Cuts the fillings out of a rendered document. */
 export function toTemplate (html: string, fillings: Fillings): Template {
   const parts: string[] = []
   const slots: Slot[] = []
@@ -61,12 +52,9 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): s
 }
 
 /**
- * The cache key of a document, or null for one that must be rendered every
- * time: a flash toast is shown once, a page marked `cache: false` reads more
- * than its data, and data carrying a filling would turn into a slot. The
- * environment, asset tags and honeypot field names are the same for every
- * document of the app that owns the cache, so the request info and the page
- * make the key.
+ * The key of a document, or null to render every time: a flash toast shows
+ * once, a `cache: false` page reads more than its data, and data carrying a
+ * filling would become a slot (another visitor's token in place of a URL).
  */
 export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: boolean): string | null {
   if (!cacheable || data.toast) return null
@@ -77,16 +65,14 @@ export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: b
 /** The HTML of a document on its way to the client, kept once it has streamed whole. */
 export interface Capture {
   readonly stream: Transform
-  /** The render failed or was cut short: do not keep it. */
   spoil (): void
 }
 
 export const passThrough = (): Capture => ({ stream: new PassThrough(), spoil () {} })
 
 export interface RenderCacheOptions {
-  /** Upper bound of the characters held, keys included. */
   maxChars?: number
-  /** Data larger than this is rendered every time: it is unlikely to repeat and would crowd out what does. */
+  /** Larger data is rendered every time: it is unlikely to repeat. */
   maxKeyChars?: number
 }
 
@@ -108,7 +94,6 @@ export class RenderCache {
   get (key: string): Template | undefined {
     const entry = this.#entries.get(key)
     if (!entry) return undefined
-    // Re-inserting moves it to the young end of the Map's insertion order.
     this.#entries.delete(key)
     this.#entries.set(key, entry)
     return entry.template
@@ -128,7 +113,6 @@ export class RenderCache {
     }
   }
 
-  /** A stream that passes a document through and keeps it under `key` if it ends unspoiled. */
   capture (key: string, fillings: Fillings): Capture {
     const chunks: Buffer[] = []
     let whole = true

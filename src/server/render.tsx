@@ -8,18 +8,14 @@ import type { Capture } from './render-cache.js'
 
 export interface RenderOptions {
   status: number
-  /** Wait for the whole document (bots, crawlers) instead of streaming from the shell. */
+  /** For bots: the whole document, not streamed from the shell. */
   waitForAll: boolean
-  /** A render still running after this is aborted. */
   timeoutMs: number
   nonce: string
-  /** Where the rendered HTML flows on its way to the reply (render-cache.ts). */
   capture: Capture
-  /** Called instead of sending when the shell fails, before anything was sent. */
   onShellFailed: (error: unknown) => void
 }
 
-/** The inline script that hands the browser its data before the client bundle runs. */
 export function bootstrapScript (data: PageData): string {
   return `window.ENV=${serializeForScript(data.env)};window.__PAGE_DATA__=${serializeForScript(data)}`
 }
@@ -29,13 +25,9 @@ function renderOptions (data: PageData, nonce: string) {
 }
 
 /**
- * Streams a document to the reply. The stream is handed to reply.send() so
- * Fastify's hooks (cookies, security headers, compression) still apply
- * (fastify/fastify#2372). Every callback of renderToPipeableStream is handled
- * here: the shell failing goes to `onShellFailed`, a client leaving or a
- * render hanging aborts it, and the timer and listener are released when
- * the response ends. A failure after the shell or an abort spoils the
- * capture: that document is not kept.
+ * Streams a document through reply.send(), so Fastify's hooks still apply
+ * (fastify#2372). Every callback of renderToPipeableStream is handled here;
+ * a failure after the shell or an abort spoils the capture.
  */
 export function streamDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture } = options
@@ -96,7 +88,6 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
   }
 }
 
-/** The whole document as one string, once everything has rendered; rejects on any render error. */
 export function renderToHtml (element: ReactNode, data: PageData, nonce: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []

@@ -3,42 +3,25 @@ import { serializeForScript } from './serialize.js'
 import { THEME_COLORS, THEME_COOKIE_NAME, type ThemePreference } from './theme.js'
 
 /**
- * The inline script at the top of <head>, run before the stylesheet and the
- * first paint. It replaces @epic-web/client-hints' getClientHintCheckScript,
- * which reloads every first visit whose hints are not yet in cookies, hides
- * the page with a <style> that our CSP refuses (no nonce), and cannot tell
- * what the server rendered with.
- *
- * - Theme: the saved preference is read from its cookie (a page from the
- *   HTTP or back/forward cache, or one rendered while another tab switched,
- *   may carry an older one) and `system` paints the live OS scheme, all at
- *   once (class, data-theme-source, theme-color), so the theme never needs a
- *   reload; React adopts the same values after hydration (ui/theme.tsx).
- * - Cookies: both hints are written, with the browser's own values only.
- * - Reload: only for the time zone, whose effect on the page the browser
- *   cannot fix itself, and only when the cookie the server saw differs from
- *   the browser's zone and the server rendered another zone. At most one
- *   reload in a row per tab (sessionStorage), never when the cookie did not
- *   stick (blocked cookies, some private modes), never for bots.
+ * The inline script first in <head>, in place of @epic-web/client-hints'
+ * check script (which reloads every first visit and injects a <style> our CSP
+ * refuses). It paints the saved theme or the live OS scheme before the first
+ * frame, writes both hint cookies, and reloads only for a time zone the
+ * server did not render with: once in a row per tab, never for bots
+ * (docs/decisions/theme-and-client-hints.md).
  */
 
-/** What the server rendered with: the script compares the browser against it. */
 export interface HintCheckInput {
-  /** The saved preference; `system` means the page follows the OS scheme. */
   preference: ThemePreference
-  /** The time zone the page was rendered in. */
   timeZone: string
-  /** False for bots: they index the first response and must never be reloaded. */
   reload: boolean
 }
 
-/** sessionStorage keys: the reload counter, and the referrer a reload would lose. */
 export const HINT_RELOADS_KEY = 'agent-stack:hint-reloads'
 export const HINT_REFERRER_KEY = 'agent-stack:hint-referrer'
 const MAX_RELOADS = 1
 
-// A constant template (not a stringified function) so that the server bundle
-// and the minified client bundle render byte-identical text for hydration.
+// A constant template, so the server and the minified client render the same text.
 const BODY = `var r=document.documentElement,
 s=matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light',
 c=navigator.cookieEnabled,

@@ -3,11 +3,7 @@ import type { ThemePreference } from './theme.js'
 import type { ToastSchema } from './toast-schema.js'
 import type { Static } from 'typebox'
 
-/**
- * The server → browser contract. Everything the browser learns about a
- * request travels in one PageData object, rendered into the HTML and parsed
- * once before hydration, so server and client render from the same value.
- */
+/** The server → browser contract: one object, rendered into the HTML and hydrated from. */
 
 /** The only configuration the browser ever sees (see server/env.ts publicEnv). */
 export interface PublicEnv {
@@ -19,14 +15,11 @@ export interface PublicEnv {
 }
 
 export interface RequestInfo {
-  /** The browser's hints, or their fallbacks (light, UTC). */
   hints: Hints
-  /** Where each hint came from: a `fallback` theme hint lets the stylesheet follow the OS scheme. */
   hintSources: HintSources
   userPrefs: { theme: ThemePreference }
   /** Bots get no client-hint reload: they index the first response. */
   isBot: boolean
-  /** Path and query of the current page, used as the theme switch's return address. */
   path: string
 }
 
@@ -41,15 +34,11 @@ export interface HoneyProps {
 }
 
 export interface Assets {
-  /** Hashed stylesheets, in order. */
   styles: string[]
-  /** The client entry module. */
   entry: string
-  /** Chunks the entry imports statically, preloaded so they arrive in parallel. */
   preloads: string[]
 }
 
-/** The page being shown: which component and the data its loader produced. */
 export interface PageState {
   id: string
   status: number

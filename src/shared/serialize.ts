@@ -8,15 +8,8 @@ const ESCAPES: Record<string, string> = {
 }
 
 /**
- * JSON that is safe to inline in a <script>: no value can close the script
- * (`</script>`), open a comment (`<!--`) or break the line in older parsers
- * (U+2028/U+2029). The escapes are JSON string escapes, so JSON.parse and a
- * JavaScript parser read back exactly the same value.
- *
- * The one exception is refused: in an object literal a "__proto__" key sets
- * the prototype instead of a property, so the browser would see other data
- * than the server rendered with (and a key from user input could choose an
- * object's prototype). No JSON text can avoid that, so such a value throws.
+ * JSON safe to inline in a <script>: nothing can close it, open a comment or
+ * break a line. A "__proto__" key throws: in a literal it sets the prototype.
  */
 export function serializeForScript (value: unknown): string {
   return JSON.stringify(value, refuseProtoKey).replace(UNSAFE, (character) => ESCAPES[character] ?? character)

@@ -6,23 +6,14 @@ import { hintCheckScript } from '../shared/hint-check-script.js'
 import type { RequestInfo } from '../shared/page-data.js'
 import { THEME_COLORS, THEME_COOKIE_NAME, THEME_SWITCH_PATH, decideTheme, isThemePreference, type Theme, type ThemePreference, type ThemeSource } from '../shared/theme.js'
 
-/**
- * The one source of the theme in effect: the root class, `color-scheme` (via
- * the class, styles.css), <meta name="theme-color"> and the toasts' theme all
- * read useTheme(). It holds the saved preference, the switch in flight and the
- * live OS scheme, and resolves them with the shared decideTheme, exactly as the
- * server did, so hydration starts from the server's answer.
- */
+/** The one source of the theme in effect, resolved with decideTheme exactly as the server did. */
 
 const CHANNEL_NAME = 'agent-stack:theme'
 
 export interface ThemeState {
-  /** The theme painted now. */
   theme: Theme
   source: ThemeSource
-  /** The preference the visitor sees as current: the one in flight, else the saved one. */
   preference: ThemePreference
-  /** A switch sent to the server and not yet answered. */
   pending: ThemePreference | null
   /** Switches at once and saves in the background; reverts with an error toast if saving fails. */
   switchTheme: (next: ThemePreference) => void
@@ -34,12 +25,7 @@ ThemeContext.displayName = 'ThemeContext'
 const darkQuery = () => window.matchMedia('(prefers-color-scheme: dark)')
 const readColorScheme = (): Theme => darkQuery().matches ? 'dark' : 'light'
 
-/**
- * The OS scheme as an external store. The library's subscription also keeps
- * the hint cookie current, so the next request renders the new scheme. A page
- * restored from the back/forward cache may have missed change events: it
- * re-reads on `pageshow`.
- */
+/** The OS scheme as an external store; a page restored from the back/forward cache re-reads it on `pageshow`. */
 function subscribeToColorScheme (onChange: () => void): () => void {
   const unsubscribe = subscribeToSchemeChange(() => onChange())
   window.addEventListener('pageshow', onChange)
@@ -49,7 +35,6 @@ function subscribeToColorScheme (onChange: () => void): () => void {
   }
 }
 
-/** The saved preference as the cookie says now (another tab or a restored page may be behind it). */
 function readSavedPreference (): ThemePreference {
   const match = document.cookie.split('; ').find((entry) => entry.startsWith(`${THEME_COOKIE_NAME}=`))
   // Decoded as the server and the check script decode it, or the three could disagree on `d%61rk`.
@@ -64,7 +49,6 @@ function readSavedPreference (): ThemePreference {
 
 class ThemeSwitchError extends Error {}
 
-/** Posts the switch the way the form does, asking for JSON; resolves to the preference the server saved. */
 async function postThemeSwitch (next: ThemePreference): Promise<ThemePreference> {
   let response: Response
   try {
@@ -108,8 +92,7 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
       channel.current?.close()
       channel.current = null
     }
-    // Chromium evicts a page from the back/forward cache when its channel gets a message:
-    // closed while hidden, it stays cached and reads the cookie when shown again.
+    // A message to an open channel evicts the page from the back/forward cache.
     const onPageHide = () => close()
     const onPageShow = (event: PageTransitionEvent) => {
       if (event.persisted && !channel.current) open()
@@ -124,8 +107,7 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
     }
   }, [])
 
-  // The cookie knows better than the page data of a page from the HTTP cache, one restored from the
-  // back/forward cache or one rendered while another tab switched (the check script painted it already).
+  // The cookie knows better than the page data of a cached page or one another tab switched.
   useEffect(() => {
     const adoptCookie = () => {
       if (navigator.cookieEnabled) setSaved(readSavedPreference())
@@ -139,8 +121,7 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
     return () => window.removeEventListener('pageshow', onPageShow)
   }, [])
 
-  // Requests are sent one after another so the server ends with the last choice;
-  // only the latest one clears the pending theme or reports a failure.
+  // Sent one after another, so the server ends with the last choice.
   const queue = useRef<Promise<void>>(Promise.resolve())
   const latest = useRef(0)
   const switchTheme = useCallback((next: ThemePreference) => {
@@ -169,13 +150,7 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
   return <ThemeContext value={value}>{children}</ThemeContext>
 }
 
-/**
- * Turns CSS transitions off while a new theme's styles are computed, so no
- * colour animates from the old theme (styles.css `[data-theme-switching]`).
- * Runs after React has changed the class and before the browser paints;
- * forcing a style and layout pass applies the theme with transitions off, and
- * transitions are back on for the next change.
- */
+/** No colour animates from the old theme: transitions are off for one forced style pass. */
 function useNoTransitionsOnChange (theme: Theme): void {
   const shown = useRef(theme)
   useLayoutEffect(() => {
@@ -194,11 +169,7 @@ export function useTheme (): ThemeState {
   return state
 }
 
-/**
- * <meta name="theme-color"> for the theme in effect. When the theme is only
- * the fallback, one per OS scheme: the browser picks by `media`, as the
- * stylesheet does, with or without JavaScript.
- */
+/** <meta name="theme-color">; for the fallback theme one per OS scheme, picked by `media`. */
 export function ThemeColorMeta () {
   const { theme, source } = useTheme()
   // The check script may update these before hydration.
@@ -213,13 +184,7 @@ export function ThemeColorMeta () {
   return <meta name='theme-color' content={THEME_COLORS[theme]} suppressHydrationWarning />
 }
 
-/**
- * The client-hint check script (shared/hint-check-script.ts), first in <head>.
- * Browsers blank a parsed script's nonce attribute, so the hydrating render
- * cannot match it: the text is identical on both sides and the attribute
- * difference is expected (suppressHydrationWarning). React never runs a script
- * it hydrates, so it runs once.
- */
+/** The client-hint check script, first in <head>; browsers blank its parsed nonce, hence suppressHydrationWarning. */
 export function HintCheckScript ({ requestInfo, nonce }: { requestInfo: RequestInfo, nonce: string | undefined }) {
   const script = hintCheckScript({ preference: requestInfo.userPrefs.theme, timeZone: requestInfo.hints.timeZone, reload: !requestInfo.isBot })
   return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />

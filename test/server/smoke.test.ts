@@ -13,7 +13,7 @@ t.test('every request is logged under an id: the proxy\'s X-Request-Id when it i
   const { app, logs } = await build(t)
   const idOf = async (headers: Record<string, string>) => {
     const before = logs.length
-    await app.inject({ url: '/resources/healthcheck', headers })
+    await app.inject({ url: '/', headers })
     return logs.slice(before).find((line) => line.msg === 'incoming request')?.requestId
   }
   t.equal(await idOf({ 'x-request-id': 'lb-7f3a.42' }), 'lb-7f3a.42', 'a proxy\'s id is kept, so logs join up')

@@ -4,7 +4,7 @@ import FindMyWay from 'find-my-way'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The methods the app's routes answer at `url` (a request's path and query), sorted; empty for an address it does not have. */
+    /** The methods the routes answer at `url`, sorted; empty for an address the app does not have. */
     allowedMethods (url: string): string[]
   }
 }
@@ -12,14 +12,8 @@ declare module 'fastify' {
 const noop = () => {}
 
 /**
- * A second router holding every route's method and path, so that a request
- * no route took can be told apart: an address the app has, asked with a
- * method it does not take (405 with Allow, RFC 9110 §15.5.6), from one it
- * does not have (404). Fastify's router answers only "no route", and
- * findRoute/hasRoute compare route patterns, not addresses.
- *
- * Register it before any route, with the router options the app uses, so it
- * matches addresses exactly as Fastify does.
+ * A second router of every route, telling a 405 from a 404 (Fastify's says
+ * only "no route"). Register it before any route, with the app's router options.
  */
 export const allowedMethods = fp<{ routerOptions?: FastifyServerOptions['routerOptions'] }>(async (app, { routerOptions = {} }) => {
   const router = FindMyWay({
@@ -32,7 +26,6 @@ export const allowedMethods = fp<{ routerOptions?: FastifyServerOptions['routerO
 
   app.addHook('onRoute', ({ method, url }) => {
     for (const one of [method].flat() as FindMyWay.HTTPMethod[]) {
-      // The same method and path twice means routes told apart by constraints (host, version): one entry says it all.
       if (router.hasRoute(one, url)) continue
       methods.add(one)
       router.on(one, url, noop)

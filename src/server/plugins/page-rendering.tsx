@@ -13,7 +13,6 @@ import { advertiseClientHints } from '../client-hints.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Documents already rendered (render-cache.ts). */
     renderCache: RenderCache
   }
   interface FastifyReply {
@@ -25,12 +24,10 @@ declare module 'fastify' {
   }
 }
 
-/** What a page's HTML depends on besides its URL: no shared cache may serve it to someone else. */
 export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
 
 const RENDER_TIMEOUT_MS = 10_000
 
-/** The page for a document whose own page failed: nothing of the failure reaches the visitor. */
 export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_PAGES.serverError.id, status: 500, data: { title: STATUSES[500].title } }
 
 /** Written by hand for when even the error document fails to render. */
@@ -39,7 +36,6 @@ const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta ch
 export interface PageRenderingOptions {
   env: Env
   assets: Assets
-  /** The page table: PAGES, or more in tests. */
   pages: readonly AnyPage[]
 }
 

@@ -7,12 +7,7 @@ import { createNonce } from '../nonce.js'
 
 declare module 'fastify' {
   interface FastifyReply {
-    /**
-     * This response's CSP nonce: inline scripts carry it, the policy allows
-     * only them. Drawn on first read, which also puts it in the response's
-     * policy: a response that never reads it (a redirect, JSON, the health
-     * check) has no inline script and gets a policy with no nonce at all.
-     */
+    /** This response's CSP nonce, drawn on first read: a response that never reads it gets a policy without one. */
     readonly cspNonce: { script: string }
   }
 }
@@ -20,11 +15,7 @@ declare module 'fastify' {
 const NONCE = Symbol('cspNonce')
 type NonceSlot = { [NONCE]: FastifyReply['cspNonce'] | null }
 
-/**
- * The tracker's default ingest origin, used when no self-hosted ingest point
- * is configured: @openreplay/tracker 15.0.3 has DEFAULT_INGEST_POINT =
- * "https://api.openreplay.com/ingest" (dist/lib/main/app/index.d.ts).
- */
+/** Where @openreplay/tracker sends recordings without a self-hosted ingest point. */
 export const DEFAULT_INGEST_ORIGIN = 'https://api.openreplay.com'
 
 export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string {
@@ -32,16 +23,10 @@ export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string
 }
 
 /**
- * Security headers on every response and an enforced Content-Security-Policy
- * whose script nonce is fresh for each response that asks for one (reply.cspNonce).
- *
- * helmet decides the headers, but runs once, at start-up: @fastify/helmet
- * builds a new helmet per request (parsing and validating every directive)
- * and helmet then sets each header on the raw response, which together cost
- * more than serving a cached page. The headers are captured once, with a
- * placeholder where the nonce goes, and each response gets them through
- * reply.headers(); the policy is written again, with the nonce in place, when
- * the response first reads its nonce.
+ * Security headers on every response and an enforced CSP with a fresh script
+ * nonce. helmet decides the headers once, at start-up (@fastify/helmet runs it
+ * per request, which cost more than a cached page); the nonce goes in when a
+ * response first reads it.
  */
 export const security = fp<{ env: Env }>(async (app, { env }) => {
   const production = env.NODE_ENV === 'production'
@@ -57,11 +42,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'"],
-        // The tracker posts recordings to its ingest origin from a blob: worker
-        // (openreplay#302: "No worker found: perhaps, CSP is not set."). That is
-        // all it needs: it records image and stylesheet URLs as data (the
-        // replay player fetches them) and loads nothing else into the page.
-        // Not allowed: its usability-test widget, which injects a <style>.
+        // The tracker posts from a blob: worker to its ingest origin, and needs nothing else (openreplay#302).
         connectSrc: tracking ? ["'self'", ingestOrigin(env)] : ["'self'"],
         workerSrc: tracking ? ["'self'", 'blob:'] : ["'self'"],
         manifestSrc: ["'self'"],
@@ -72,10 +53,8 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
         ...(production ? { upgradeInsecureRequests: [] } : {})
       }
     },
-    // HSTS only where the site is served over HTTPS.
     strictTransportSecurity: production ? { maxAge: 63072000, includeSubDomains: true, preload: true } : false,
-    // For browsers that predate frame-ancestors: the same answer as frame-ancestors 'none'
-    // (helmet's default, SAMEORIGIN, would let our own pages frame us there).
+    // frame-ancestors 'none' for older browsers (helmet's SAMEORIGIN would let our pages frame us).
     xFrameOptions: { action: 'deny' },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginResourcePolicy: { policy: 'same-origin' },
