@@ -47,7 +47,7 @@ const themeCookie = cookie('en_theme', fc.constantFrom<[string, Theme | null]>(
 const schemeCookie = cookie('CH-prefers-color-scheme', fc.constantFrom<[string, Theme | null]>(
   ['light', 'light'], ['dark', 'dark'], ['%64ark', 'dark'], ['no-preference', null], ['Dark', null], ['"dark"', null], ['', null], ['%', null]
 ))
-// Intl knows the aliases browsers report; Chrome's `Etc/Unknown` and anything else falls back to UTC (PITFALLS.md).
+// Intl knows the aliases browsers report; Chrome's `Etc/Unknown` and anything else falls back to UTC.
 const timeZoneCookie = cookie('CH-time-zone', fc.constantFrom<[string, string]>(
   ['UTC', 'UTC'], ['Europe%2FParis', 'Europe/Paris'], ['America/New_York', 'America/New_York'], ['Asia%2FCalcutta', 'Asia/Calcutta'],
   ['US%2FEastern', 'US/Eastern'], ['Etc%2FUnknown', 'UTC'], ['Etc/Unknown', 'UTC'], ['Mars%2FOlympus_Mons', 'UTC'], ['', 'UTC'],

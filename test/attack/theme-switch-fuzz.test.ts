@@ -48,7 +48,7 @@ const keptPath = fc.tuple(
   fc.option(fc.stringMatching(/^[a-z0-9-]{1,12}$/), { nil: undefined })
 ).map(([segments, query, hash]) => `/${segments.join('/')}${query ? `?${query}` : ''}${hash ? `#${hash}` : ''}`)
 
-// PITFALLS.md "Redirects" and test/shared/safe-redirect.test.ts, as they arrive in a form.
+// The escapes of test/shared/safe-redirect.test.ts (backslashes, tabs, encoded and Unicode slashes), as they arrive in a form.
 const ESCAPES = [
   '//evil.example', '///evil.example', '/\\evil.example', '\\\\evil.example', '/\t/evil.example', '/\n/evil.example',
   '/\r\n/evil.example', '/%09/evil.example', '/%5Cevil.example', '/%5cevil.example', '/%2F%2Fevil.example',
