@@ -19,6 +19,7 @@ import { gracefulClose } from './plugins/graceful-close.js'
 import { honeypot } from './plugins/honeypot.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import { pageRendering } from './plugins/page-rendering.js'
+import type { RenderCacheOptions } from './render-cache.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { probeRoutes } from './routes/probes.js'
@@ -39,6 +40,7 @@ export interface AppOptions {
   distDir?: string
   loadShedding?: LoadSheddingOptions
   honeypot?: Omit<HoneypotOptions, 'secret'>
+  renderCache?: RenderCacheOptions
   timeouts?: Partial<Timeouts>
   routes?: (app: FastifyInstance) => void | Promise<void>
 }
@@ -82,7 +84,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
-  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, cache: options.renderCache })
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
   await app.register(formbody)

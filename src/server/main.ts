@@ -13,11 +13,17 @@ try {
 }
 
 const { env, warnings } = loaded
+/** Readable logs for a developer, formatted in-process: a transport's worker cannot be found inside the bundle. */
+async function prettyStream () {
+  const { default: pretty } = await import('pino-pretty')
+  return pretty({ translateTime: 'HH:MM:ss', ignore: 'pid,hostname' })
+}
+
 const app = await buildApp({
   env,
   logger: {
     level: env.LOG_LEVEL,
-    ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
+    ...(process.env.LOG_PRETTY === 'true' ? { stream: await prettyStream() } : {})
   }
 })
 for (const warning of warnings) app.log.warn(warning)

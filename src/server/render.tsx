@@ -16,8 +16,13 @@ export interface RenderOptions {
   onShellFailed: (error: unknown) => void
 }
 
+const ENV_SCRIPTS = new WeakMap<object, string>()
+
+/** `window.ENV=…;window.__PAGE_DATA__=…`; the public env is one object per app, so its part is serialized once. */
 export function bootstrapScript (data: PageData): string {
-  return `window.ENV=${serializeForScript(data.env)};window.__PAGE_DATA__=${serializeForScript(data)}`
+  let env = ENV_SCRIPTS.get(data.env)
+  if (env === undefined) ENV_SCRIPTS.set(data.env, env = `window.ENV=${serializeForScript(data.env)};`)
+  return `${env}window.__PAGE_DATA__=${serializeForScript(data)}`
 }
 
 function renderOptions (data: PageData, nonce: string) {
@@ -25,22 +30,51 @@ function renderOptions (data: PageData, nonce: string) {
 }
 
 /**
- * Streams a document through reply.send(), so Fastify's hooks still apply
- * (fastify#2372). Every callback of renderToPipeableStream is handled here;
- * a failure after the shell or an abort spoils the capture.
+ * Where React writes a document that rendered in one go: its chunks, kept
+ * until React ends it. React pipes into anything with write/end/on.
  */
-export function streamDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
+class WholeDocument {
+  readonly chunks: Uint8Array[] = []
+  ended = false
+  write (chunk: Uint8Array | string): boolean {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+    return true
+  }
+
+  end (): void {
+    this.ended = true
+  }
+
+  on (): this {
+    return this
+  }
+
+  bytes (): Buffer {
+    return Buffer.concat(this.chunks)
+  }
+}
+
+/**
+ * Sends a document through reply.send(), so Fastify's hooks still apply
+ * (fastify#2372). A document that renders without waiting on anything (most
+ * do) is sent whole, as one buffer with its length: a stream costs more than
+ * the render. One that waits (a suspended part, or a bot waiting for all)
+ * streams from its shell. Every callback of renderToPipeableStream is
+ * handled here; a failure after the shell or an abort spoils the capture.
+ */
+export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture } = options
   let sent = false
   let failedAfterShell = false
   let timer: NodeJS.Timeout | undefined
-  let released = false
+  let watching = false
   const onClose = () => {
     if (!reply.raw.writableFinished) stop(new Error('the client disconnected'))
     release()
   }
   function release () {
-    released = true
+    if (!watching) return
+    watching = false
     clearTimeout(timer)
     reply.raw.removeListener('close', onClose)
   }
@@ -48,10 +82,11 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
   const { pipe, abort } = renderToPipeableStream(element, {
     ...renderOptions(data, options.nonce),
     onShellReady () {
-      if (!options.waitForAll) send()
+      // React calls onAllReady next, in the same pass, when nothing is left to wait for.
+      if (!options.waitForAll) queueMicrotask(() => { if (!sent) stream() })
     },
     onAllReady () {
-      if (options.waitForAll) send()
+      if (!sent) sendWhole()
     },
     onShellError (error) {
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
@@ -72,19 +107,38 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
     abort(reason)
   }
 
-  if (!released) {
+  // React renders in a microtask queued before this one: a document still
+  // unsent here waits on something, and gets a time limit and a disconnect watch.
+  queueMicrotask(() => {
+    if (sent) return
+    watching = true
     timer = setTimeout(() => stop(new Error(`render timed out after ${options.timeoutMs} ms`)), options.timeoutMs)
     reply.raw.once('close', onClose)
-  }
+  })
 
-  function send () {
-    if (sent) return
+  function begin (): void {
     sent = true
     // A bot waits for everything, so an error anywhere can still change its status.
     reply.status(failedAfterShell ? 500 : options.status)
     reply.header('Content-Type', 'text/html; charset=utf-8')
-    pipe(capture.stream)
-    reply.send(capture.stream)
+  }
+
+  function sendWhole () {
+    begin()
+    release()
+    const whole = new WholeDocument()
+    // React uses only write, end and on of its destination.
+    pipe(whole as unknown as NodeJS.WritableStream)
+    const bytes = whole.bytes()
+    if (whole.ended && !failedAfterShell) capture.whole(bytes)
+    reply.send(bytes)
+  }
+
+  function stream () {
+    begin()
+    const streamed = capture.stream()
+    pipe(streamed)
+    reply.send(streamed)
   }
 }
 

@@ -21,6 +21,8 @@ export interface RequestInfo {
   /** Bots get no client-hint reload: they index the first response. */
   isBot: boolean
   path: string
+  /** Where a form on the page sends the visitor back to: the path, reduced by safeRedirect. */
+  returnTo: string
 }
 
 export type Toast = Static<typeof ToastSchema>

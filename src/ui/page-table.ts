@@ -1,19 +1,22 @@
-import { createContext, useContext, type ComponentType } from 'react'
-import { HomePage } from './pages/home.js'
-import { NotFoundPage } from './pages/not-found.js'
-import { ClientErrorPage } from './pages/client-error.js'
-import { ErrorPage } from './pages/error.js'
+import { createContext, use, useContext, type ComponentType } from 'react'
 
 export interface PageMeta<Data = unknown> {
   /** Shown before the product name; a function when one page shows several things. */
   title?: string | ((page: { status: number, data: Data }) => string)
 }
 
-/** A screen as both sides know it; its loader lives on the server (src/server/pages/). */
+export type PageComponent<Data = unknown> = ComponentType<{ data: Data }>
+
+/**
+ * A screen as both sides know it; its loader lives on the server (src/server/pages/).
+ * Its component is loaded on demand, from src/ui/pages/<id>.tsx: the browser
+ * build makes that file a chunk of its own, which a document preloads for
+ * its page only, so the first JavaScript stays the same however many pages there are.
+ */
 export interface PageDefinition<Data = unknown> {
   id: string
   path?: string
-  Component: ComponentType<{ data: Data }>
+  load: () => Promise<PageComponent<Data>>
   meta?: PageMeta<Data>
   /** false when the component reads more than its data (the clock): rendered on every request. */
   cache?: boolean
@@ -25,16 +28,28 @@ export function definePage<Data> (page: PageDefinition<Data>): PageDefinition<Da
   return page
 }
 
-export const HOME = definePage({ id: 'home', path: '/', Component: HomePage })
+export const HOME = definePage<null>({ id: 'home', path: '/', load: () => import('./pages/home.js').then((module) => module.HomePage) })
 
-/** Every screen of the app: a new screen is one file in pages/ and one line here. */
+/** Every screen of the app: a new screen is one file in pages/ (named after its id) and one line here. */
 export const PAGES: readonly AnyPage[] = [HOME]
 
 /** Pages the server chooses; their titles come from the error catalogue. */
 export const SYSTEM_PAGES = {
-  notFound: definePage<{ title: string }>({ id: 'not-found', Component: NotFoundPage, meta: { title: ({ data }) => data.title } }),
-  clientError: definePage<{ title: string, message: string }>({ id: 'client-error', Component: ClientErrorPage, meta: { title: ({ data }) => data.title } }),
-  serverError: definePage<{ title: string }>({ id: 'server-error', Component: ErrorPage, meta: { title: ({ data }) => data.title } })
+  notFound: definePage<{ title: string }>({
+    id: 'not-found',
+    load: () => import('./pages/not-found.js').then((module) => module.NotFoundPage),
+    meta: { title: ({ data }) => data.title }
+  }),
+  clientError: definePage<{ title: string, message: string }>({
+    id: 'client-error',
+    load: () => import('./pages/client-error.js').then((module) => module.ClientErrorPage),
+    meta: { title: ({ data }) => data.title }
+  }),
+  serverError: definePage<{ title: string }>({
+    id: 'server-error',
+    load: () => import('./pages/server-error.js').then((module) => module.ServerErrorPage),
+    meta: { title: ({ data }) => data.title }
+  })
 }
 
 const SYSTEM = Object.values(SYSTEM_PAGES) as AnyPage[]
@@ -48,4 +63,34 @@ export function findPage (id: string, pages: readonly AnyPage[] = PAGES): AnyPag
 
 export function usePage (id: string): AnyPage | undefined {
   return findPage(id, useContext(PageTableContext))
+}
+
+/** A promise as React's use() reads it: once settled, its status says so and rendering does not wait. */
+type Tracked<Value> = Promise<Value> & { status?: 'fulfilled' | 'rejected', value?: Value, reason?: unknown }
+
+const loading = new WeakMap<AnyPage, Tracked<PageComponent>>()
+
+/**
+ * Loads a page's component once. The server loads every page before it
+ * listens and the browser loads the current one before hydrating, so
+ * rendering finds it ready.
+ */
+export function loadPage (page: AnyPage): Promise<PageComponent> {
+  let promise = loading.get(page)
+  if (!promise) {
+    const tracked: Tracked<PageComponent> = page.load()
+    tracked.then((value) => { tracked.status = 'fulfilled'; tracked.value = value }, (reason: unknown) => { tracked.status = 'rejected'; tracked.reason = reason })
+    loading.set(page, promise = tracked)
+  }
+  return promise
+}
+
+/** The page's component, waiting (Suspense) only if it has not been loaded yet. */
+export function usePageComponent (page: AnyPage): PageComponent {
+  return use(loadPage(page))
+}
+
+/** Every page of a table and the system pages, loaded: what the server does before it listens. */
+export function loadAllPages (pages: readonly AnyPage[]): Promise<PageComponent[]> {
+  return Promise.all([...pages, ...SYSTEM].map(loadPage))
 }

@@ -2,7 +2,6 @@ import { subscribeToSchemeChange } from '@epic-web/client-hints/color-scheme'
 import { createContext, use, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react'
 import { flushSync } from 'react-dom'
 import { toast } from './toast.js'
-import { hintCheckScript } from '../shared/hint-check-script.js'
 import type { RequestInfo } from '../shared/page-data.js'
 import { THEME_COLORS, THEME_COOKIE_NAME, THEME_SWITCH_PATH, decideTheme, isThemePreference, type Theme, type ThemePreference, type ThemeSource } from '../shared/theme.js'
 
@@ -184,8 +183,17 @@ export function ThemeColorMeta () {
   return <meta name='theme-color' content={THEME_COLORS[theme]} suppressHydrationWarning />
 }
 
+export const HINT_SCRIPT_ID = 'hint-check'
+
+/**
+ * The check script's text for a request: built by the server
+ * (shared/hint-check-script.ts), read back from the document in the browser,
+ * whose bundle then need not carry the builder.
+ */
+export const HintScriptSource = createContext<(requestInfo: RequestInfo) => string>(() => '')
+
 /** The client-hint check script, first in <head>; browsers blank its parsed nonce, hence suppressHydrationWarning. */
 export function HintCheckScript ({ requestInfo, nonce }: { requestInfo: RequestInfo, nonce: string | undefined }) {
-  const script = hintCheckScript({ preference: requestInfo.userPrefs.theme, timeZone: requestInfo.hints.timeZone, reload: !requestInfo.isBot })
-  return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />
+  const script = use(HintScriptSource)(requestInfo)
+  return <script id={HINT_SCRIPT_ID} nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />
 }

@@ -1,12 +1,16 @@
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { channel } from 'node:diagnostics_channel'
 import fp from 'fastify-plugin'
-import type { Assets, PageData, PageState, RequestInfo } from '../../shared/page-data.js'
+import type { PageData, PageState, RequestInfo } from '../../shared/page-data.js'
+import { hintCheckScriptFor } from '../../shared/hint-check-script.js'
 import { Document } from '../../ui/document.js'
-import { findPage, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../../ui/page-table.js'
+import { HintScriptSource } from '../../ui/theme.js'
+import { loadAllPages, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../../ui/page-table.js'
+import { pageAssets, type AssetManifest } from '../assets.js'
 import { publicEnv, type Env } from '../env.js'
 import { STATUSES } from '../errors.js'
-import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Fillings } from '../render-cache.js'
-import { renderToHtml, streamDocument } from '../render.js'
+import { fillTemplate, passThrough, RenderCache, renderCacheKey, type CacheOutcome, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../render-cache.js'
+import { renderToHtml, sendDocument } from '../render.js'
 import { readRequestInfo } from '../request-info.js'
 import { addVary } from '../negotiation.js'
 import { advertiseClientHints } from '../client-hints.js'
@@ -35,65 +39,98 @@ const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta ch
 
 export interface PageRenderingOptions {
   env: Env
-  assets: Assets
+  assets: AssetManifest
   pages: readonly AnyPage[]
+  cache?: RenderCacheOptions
 }
 
-export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages }) => {
-  const shared = { env: publicEnv(env), assets }
-  const cache = new RenderCache()
+/** What sendPage published for a page: which page, for which request, and what the render cache did. */
+export interface PageSentMessage {
+  request: FastifyRequest
+  page: string
+  cache: CacheOutcome
+}
+
+/**
+ * Published for every page sent, when someone listens (metrics, the bench's
+ * probe): node:diagnostics_channel costs nothing without a subscriber.
+ */
+export const pageSent = channel('agent-stack:page-sent')
+
+export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, cache: cacheOptions }) => {
+  const publicConfig = publicEnv(env)
+  const assetsOf = pageAssets(assets)
+  // Every component ready before the first request: a render never waits for one.
+  await loadAllPages(pages)
+  const cache = new RenderCache(cacheOptions)
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
   const verifyHits = env.NODE_ENV !== 'production'
+  const uncacheable = new Set(pages.filter((page) => page.cache === false).map((page) => page.id))
   const element = (data: PageData, nonce: string) => (
     <PageTableContext.Provider value={pages}>
-      <Document data={data} nonce={nonce} />
+      <HintScriptSource value={hintCheckScriptFor}>
+        <Document data={data} nonce={nonce} />
+      </HintScriptSource>
     </PageTableContext.Provider>
   )
 
-  app.decorate('renderCache', cache)
-  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo) {
-    const reply = this
+  function pageData (reply: FastifyReply, page: PageState, requestInfo: RequestInfo | undefined): PageData {
     const { request } = reply
-    const info = requestInfo ?? readRequestInfo(request)
-    const data: PageData = {
-      ...shared,
-      requestInfo: info,
+    return {
+      env: publicConfig,
+      assets: assetsOf(page.id),
+      requestInfo: requestInfo ?? readRequestInfo(request),
       honeyProps: app.honeypot.getInputProps(),
       toast: app.flashToasts.take(request, reply),
       page
     }
-    // An error page has already said no-store.
-    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
-    addVary(reply, PAGE_VARY)
-    advertiseClientHints(request, reply)
-    const nonce = reply.cspNonce.script
-    const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
-    const key = renderCacheKey(data, fillings, findPage(page.id, pages)?.cache !== false)
-    const template = key === null ? undefined : cache.get(key)
-    if (template) {
-      const html = fillTemplate(template, fillings)
-      reply.status(page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
-      if (verifyHits) {
-        renderToHtml(element(data, nonce), data, nonce).then((fresh) => {
-          if (fresh !== html) reply.log.warn({ page: page.id }, `the page "${page.id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
-        }, () => {})
-      }
-      return
+  }
+
+  function sendCached (reply: FastifyReply, data: PageData, template: Template, fillings: Fillings) {
+    const html = fillTemplate(template, fillings)
+    reply.status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
+    if (verifyHits) {
+      renderToHtml(element(data, fillings.nonce), data, fillings.nonce).then((fresh) => {
+        const { id } = data.page
+        if (fresh !== html) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
+      }, () => {})
     }
-    const render = (state: PageData, onShellFailed: (error: unknown) => void) => streamDocument(request, reply, element(state, nonce), state, {
+  }
+
+  function render (reply: FastifyReply, data: PageData, nonce: string, capture: Capture) {
+    const { request } = reply
+    const attempt = (state: PageData, onShellFailed: (error: unknown) => void) => sendDocument(request, reply, element(state, nonce), state, {
       status: state.page.status,
-      waitForAll: info.isBot,
+      waitForAll: state.requestInfo.isBot,
       timeoutMs: RENDER_TIMEOUT_MS,
       nonce,
-      capture: key === null || state !== data ? passThrough() : cache.capture(key, fillings),
+      capture: state === data ? capture : passThrough(),
       onShellFailed
     })
-    render(data, (error) => {
+    attempt(data, (error) => {
       request.log.error({ err: error }, 'the document shell failed to render')
-      render({ ...data, toast: null, page: SERVER_ERROR_PAGE }, (again) => {
+      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id) }, (again) => {
         request.log.error({ err: again }, 'the error document failed to render')
         reply.status(500).header('Content-Type', 'text/html; charset=utf-8').send(LAST_RESORT)
       })
     })
+  }
+
+  app.decorate('renderCache', cache)
+  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo) {
+    const reply = this
+    const data = pageData(reply, page, requestInfo)
+    // An error page has already said no-store.
+    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
+    addVary(reply, PAGE_VARY)
+    advertiseClientHints(reply.request, reply)
+    const nonce = reply.cspNonce.script
+    const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
+    const key = renderCacheKey(data, fillings, !uncacheable.has(page.id))
+    const template = key === null ? undefined : cache.get(key)
+    const outcome: CacheOutcome = key === null ? 'bypass' : template ? 'hit' : 'miss'
+    if (pageSent.hasSubscribers) pageSent.publish({ request: reply.request, page: page.id, cache: outcome } satisfies PageSentMessage)
+    if (template) sendCached(reply, data, template, fillings)
+    else render(reply, data, nonce, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts'] })
