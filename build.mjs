@@ -9,7 +9,8 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
-import { constants, createBrotliCompress, createGzip, gzipSync, brotliCompressSync } from 'node:zlib'
+import zopfli from '@gfx/zopfli'
+import { constants, createBrotliCompress, createGzip } from 'node:zlib'
 import * as esbuild from 'esbuild'
 
 const root = dirname(fileURLToPath(import.meta.url))
@@ -179,6 +180,11 @@ function manifestFrom (metafile) {
 }
 
 const COMPRESSIBLE = /\.(js|css|html|svg|json|webmanifest|ico|txt|map)$/
+/** What a visitor downloads first: worth zopfli's slower, smaller gzip (same format, about 3 % fewer bytes). */
+const SHIPPED_CODE = /\.(js|css)$/
+
+/** The gzip a browser receives for a script or stylesheet: zopfli's, decoded by any gzip client. */
+export const gzipForServing = (bytes) => zopfli.gzipAsync(bytes, { numiterations: 1 })
 
 /** Writes .br and .gz beside each compressible file so they are served without per-request work. */
 async function precompress (dir) {
@@ -187,24 +193,27 @@ async function precompress (dir) {
     const file = join(entry.parentPath ?? entry.path, entry.name)
     await Promise.all([
       pipeline(createReadStream(file), createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }), createWriteStream(`${file}.br`)),
-      pipeline(createReadStream(file), createGzip({ level: 9 }), createWriteStream(`${file}.gz`))
+      SHIPPED_CODE.test(entry.name)
+        ? readFile(file).then(gzipForServing).then((gzip) => writeFile(`${file}.gz`, gzip))
+        : pipeline(createReadStream(file), createGzip({ level: 9 }), createWriteStream(`${file}.gz`))
     ])
   }
 }
 
 /**
- * Raw, gzip and brotli bytes of the JavaScript that first paint and hydration
- * wait for: the shell and the heaviest page's own chunks (a visitor loads one
- * page's), and of the tracker's chunk.
+ * Raw bytes, and gzip and brotli bytes as served (the precompressed files),
+ * of the JavaScript that first paint and hydration wait for: the shell and
+ * the heaviest page's own chunks (a visitor loads one page's), and of the
+ * tracker's chunk.
  */
 export async function sizesOf (manifest) {
   const measure = async (urls) => {
     const total = { raw: 0, gzip: 0, brotli: 0 }
     for (const url of urls) {
-      const bytes = await readFile(join(clientOut, url))
-      total.raw += bytes.length
-      total.gzip += gzipSync(bytes, { level: 9 }).length
-      total.brotli += brotliCompressSync(bytes).length
+      const file = join(clientOut, url)
+      total.raw += (await stat(file)).size
+      total.gzip += (await stat(`${file}.gz`)).size
+      total.brotli += (await stat(`${file}.br`)).size
     }
     return total
   }
