@@ -44,12 +44,18 @@ const sonnerWithoutStyleInjection = {
 // Node 20 turns async hooks on for every later request, rendered or not
 // (docs/decisions/server-renderer.md). So the renderer is bundled, and its
 // node:async_hooks resolves to a storage for synchronous calls only.
-// `react-dom/server` would also bring the legacy renderer: only the streaming one is used.
 const REACT_DOM = dirname(createRequire(import.meta.url).resolve('react-dom/package.json'))
 const reactRendererWithoutAsyncHooks = (mode) => ({
   name: 'react-renderer-without-async-hooks',
   setup (build) {
-    build.onResolve({ filter: /^react-dom\/server$/ }, () => ({ path: join(REACT_DOM, 'cjs', `react-dom-server.node.${mode}.js`) }))
+    // The streaming renderer and the string one (for documents that render in one pass), each in the build's mode.
+    build.onResolve({ filter: /^react-dom\/server$/ }, () => ({ path: 'react-dom/server', namespace: 'react-renderers' }))
+    build.onLoad({ filter: /.*/, namespace: 'react-renderers' }, () => ({
+      contents: `export { renderToPipeableStream } from ${JSON.stringify(join(REACT_DOM, 'cjs', `react-dom-server.node.${mode}.js`))}\n` +
+        `export { renderToString } from ${JSON.stringify(join(REACT_DOM, 'cjs', `react-dom-server-legacy.node.${mode}.js`))}\n`,
+      loader: 'js',
+      resolveDir: REACT_DOM
+    }))
     build.onResolve({ filter: /^(node:)?async_hooks$/ }, ({ importer }) => {
       if (!/[\\/]node_modules[\\/]react-dom[\\/]/.test(importer)) return undefined
       return { path: join(root, 'src', 'server', 'render-request-storage.ts') }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ReactNode } from 'react'
 import { Writable } from 'node:stream'
-import { renderToPipeableStream } from 'react-dom/server'
+import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import type { PageData } from '../shared/page-data.js'
 import { serializeForScript } from '../shared/serialize.js'
 import type { Capture } from './render-cache.js'
@@ -27,6 +27,31 @@ export function bootstrapScript (data: PageData): string {
 
 function renderOptions (data: PageData, nonce: string) {
   return { nonce, bootstrapScriptContent: bootstrapScript(data), bootstrapModules: [data.assets.entry] }
+}
+
+/** React's mark of a Suspense boundary it left for the browser to render: the part waited on something, or failed. */
+const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
+
+/**
+ * The document rendered in one synchronous pass by React's string renderer,
+ * which writes strings where the streaming one encodes every chunk; null when
+ * a part of it waits or fails, for the streaming renderer to take over. The
+ * string renderer has no bootstrap scripts, so they are added before </body>
+ * as the streaming renderer writes them (their content is already escaped
+ * for a script by serializeForScript).
+ */
+export function renderAtOnce (element: ReactNode, data: PageData, nonce: string): string | null {
+  let html: string
+  try {
+    html = renderToString(element)
+  } catch {
+    return null
+  }
+  const end = html.lastIndexOf('</body>')
+  if (end === -1 || html.includes(CLIENT_RENDERED_BOUNDARY)) return null
+  const scripts = `<script nonce="${nonce}">${bootstrapScript(data)}</script><script type="module" src="${data.assets.entry}" nonce="${nonce}" async=""></script>`
+  // The string renderer leaves out the doctype the streaming one writes: without it a browser renders in quirks mode.
+  return '<!DOCTYPE html>' + html.slice(0, end) + scripts + html.slice(end)
 }
 
 /**
@@ -64,6 +89,13 @@ class WholeDocument {
  */
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture } = options
+  const atOnce = renderAtOnce(element, data, options.nonce)
+  if (atOnce !== null) {
+    const bytes = Buffer.from(atOnce)
+    capture.whole(bytes)
+    reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(bytes)
+    return
+  }
   let sent = false
   let failedAfterShell = false
   let timer: NodeJS.Timeout | undefined
@@ -143,6 +175,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
 }
 
 export function renderToHtml (element: ReactNode, data: PageData, nonce: string): Promise<string> {
+  const atOnce = renderAtOnce(element, data, nonce)
+  if (atOnce !== null) return Promise.resolve(atOnce)
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     const sink = new Writable({

@@ -18,14 +18,16 @@ const bundles = {
   development: join(DIST_DIR, 'server-development', 'main.js')
 }
 
-t.test('the server bundle holds one renderer, in the mode it was built for', async (t) => {
+t.test('the server bundle holds React\'s streaming and string renderers in the mode it was built for, and no other', async (t) => {
   await buildServer({ mode: 'development', outdir: dirname(bundles.development) })
   for (const [mode, file] of Object.entries(bundles)) {
     const code = await readFile(file, 'utf8')
-    t.ok(code.includes(`react-dom-server.node.${mode}.js`), `${mode}: React's ${mode} renderer`)
     const other = mode === 'production' ? 'development' : 'production'
-    t.notOk(code.includes(`react-dom-server.node.${other}.js`), `${mode}: not the ${other} one`)
-    t.notOk(code.includes('react-dom-server-legacy'), `${mode}: nor the legacy renderer`)
+    for (const renderer of ['react-dom-server', 'react-dom-server-legacy']) {
+      t.ok(code.includes(`${renderer}.node.${mode}.js`), `${mode}: ${renderer} in its ${mode} build`)
+      t.notOk(code.includes(`${renderer}.node.${other}.js`), `${mode}: not the ${other} one`)
+    }
+    t.notOk(/react-dom-server(-legacy)?\.(browser|edge|bun)\./.test(code), `${mode}: nor a renderer for another runtime`)
   }
 })
 
