@@ -26,6 +26,7 @@ import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
 import { themeCookie } from './theme-cookie.js'
 import { timeoutOptions, type Timeouts } from './timeouts.js'
+import { fastifyTrustProxy } from './trust-proxy.js'
 
 /** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
@@ -64,6 +65,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
+    // request.ip, protocol and host come from X-Forwarded-* only from proxies the operator named.
+    trustProxy: fastifyTrustProxy(env.TRUST_PROXY),
     routerOptions: ROUTER_OPTIONS,
     // Errors raised while routing get the app's answer, not Fastify's bare JSON.
     frameworkErrors: handleError
@@ -78,7 +81,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })
   await app.register(security, { env })
   await app.register(compression)
-  await app.register(cookie, { secret: env.SESSION_SECRET })
+  // Newest first: @fastify/cookie signs with the first secret and verifies with any.
+  await app.register(cookie, { secret: [...env.SESSION_SECRET] })
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })

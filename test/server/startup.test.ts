@@ -31,8 +31,8 @@ t.test('a secret missing in production stops start-up with one line per variable
   const { code, lines } = await refusedStart(t, { NODE_ENV: 'production' })
   t.not(code, 0)
   t.same(lines, [
-    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters).',
-    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters).'
+    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters, or a comma-separated list of them, newest first).',
+    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters, or a comma-separated list of them, newest first).'
   ])
 })
 
