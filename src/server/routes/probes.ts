@@ -6,7 +6,8 @@ const PROBE = {
   compress: false,
   decompress: false,
   // Probes arrive every few seconds from every balancer: no access log at info.
-  logLevel: 'warn'
+  logLevel: 'warn',
+  config: { probe: true }
 } as const
 
 function answer (reply: FastifyReply, status: number, text: string): void {
