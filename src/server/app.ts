@@ -20,6 +20,7 @@ import { honeypot } from './plugins/honeypot.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import { pageRendering } from './plugins/page-rendering.js'
 import { plainHttpWarning } from './plugins/plain-http-warning.js'
+import { readiness } from './plugins/readiness.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { probeRoutes } from './routes/probes.js'
@@ -80,6 +81,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)
   await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })
+  await app.register(readiness)
   await app.register(security, { env })
   if (secure) await app.register(plainHttpWarning)
   await app.register(compression)
