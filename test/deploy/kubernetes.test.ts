@@ -11,6 +11,7 @@ import { EnvError, EnvSchema, loadEnv } from '../../src/server/env.js'
 import { drainBoundMs } from '../../src/server/plugins/graceful-close.js'
 import { build } from '../helpers/app.js'
 import { readImage, ROOT } from '../helpers/dockerfile.js'
+import { upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
 
 /**
  * The Kubernetes manifests, checked offline: the kustomization rendered here
@@ -165,5 +166,6 @@ t.test('shutdown: the grace period covers the preStop pause and the whole drain,
   const readiness = container.readinessProbe!
   const readinessPeriodMs = (readiness.periodSeconds ?? 10) * (readiness.failureThreshold ?? 3) * 1000
   t.ok(drain.delayMs >= readinessPeriodMs, `SHUTDOWN_DELAY_MS (${drain.delayMs}) lasts a readiness period (${readinessPeriodMs} ms)`)
-  t.ok(drain.idleGraceMs > 4000, 'SHUTDOWN_IDLE_GRACE_MS outlasts the upstream keepalive timeout the README gives the proxy (4 s)')
+  const proxyKeepAliveMs = upstreamKeepaliveTimeoutMs()
+  t.ok(drain.idleGraceMs > proxyKeepAliveMs, `SHUTDOWN_IDLE_GRACE_MS outlasts the upstream keepalive_timeout the README gives the proxy (${proxyKeepAliveMs} ms)`)
 })

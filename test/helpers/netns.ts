@@ -13,6 +13,23 @@ export interface Host {
   command (argv: string[]): string[]
 }
 
+/** Namespaces of runs whose process is gone (killed before their teardown ran): named for it, so ours to remove. */
+function removeOrphans (): void {
+  const listed = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? ''
+  for (const [, name = '', pid = ''] of listed.matchAll(/^(as(\d+)h\d+)\b/gm)) {
+    if (!isAlive(Number(pid))) spawnSync('ip', ['netns', 'delete', name], { stdio: 'ignore' })
+  }
+}
+
+function isAlive (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
 function ip (...args: string[]): void {
   execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] })
 }
@@ -20,12 +37,13 @@ function ip (...args: string[]): void {
 /**
  * Makes `count` hosts, each in its own network namespace with its own address
  * on a /30 link to this namespace, and removes them at teardown. Names and
- * subnets come from this process's id, so parallel runs never meet. Returns
- * null, having made nothing, where namespaces are refused (not root, no
- * iproute2): the caller falls back and says so.
+ * subnets come from this process's id, so parallel runs never meet. Where
+ * namespaces are refused (not root, no iproute2) it makes nothing and says
+ * why: the caller falls back and says so.
  */
 export function createHosts (t: Test, count: number): { hosts: Host[] } | { refused: string } {
-  const tag = `as${process.pid % 100_000}`
+  removeOrphans()
+  const tag = `as${process.pid}`
   // 10.(64–127).(0–255).0/26, one block per process id; each host a /30 in it.
   const block = `10.${64 + ((process.pid >> 8) % 64)}.${process.pid % 256}`
   const hosts: Host[] = []
@@ -39,8 +57,6 @@ export function createHosts (t: Test, count: number): { hosts: Host[] } | { refu
       const outside = `${tag}v${index}`
       const peer = `${block}.${index * 4 + 1}`
       const address = `${block}.${index * 4 + 2}`
-      // Left over from a crashed run with the same process id: ours to remove.
-      spawnSync('ip', ['netns', 'delete', name], { stdio: 'ignore' })
       ip('netns', 'add', name)
       hosts.push({ name, address, peer, command: (argv) => ['ip', 'netns', 'exec', name, ...argv] })
       ip('link', 'add', outside, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', name)
