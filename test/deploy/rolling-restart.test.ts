@@ -185,7 +185,7 @@ t.test('three restarts, one at a time, under steady load behind nginx, rotating 
         const health = await send('health', id, '/resources/healthcheck')
         record(health, health.status === 200 && health.body === 'OK' ? undefined : `status ${health.status}`)
       }
-      await sleep(5)
+      await sleep(10)
     }
   }
   const clients = Array.from({ length: CLIENTS }, (_, c) => client(c))
