@@ -1,12 +1,14 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
+import ts from 'typescript'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import { Deployment } from 'kubernetes-models/apps/v1'
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1'
 import type { IContainer, IProbe } from 'kubernetes-models/v1'
 import { parseAllDocuments } from 'yaml'
+import { DIST_DIR } from '../../src/server/app.js'
 import { EnvError, EnvSchema, loadEnv } from '../../src/server/env.js'
 import { drainBoundMs } from '../../src/server/plugins/graceful-close.js'
 import { build } from '../helpers/app.js'
@@ -29,6 +31,8 @@ const MODELS = {
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler
 } as const
+/** The module of kubernetes-models that types each kind: for its fields, which the schemas do not close. */
+const TYPES: Record<string, string> = { v1: 'v1', 'apps/v1': 'apps/v1', 'policy/v1': 'policy/v1', 'autoscaling/v2': 'autoscaling/v2' }
 
 type K8sObject = { apiVersion: string, kind: string, metadata: { name: string, labels?: Record<string, string> }, [key: string]: unknown }
 
@@ -51,6 +55,30 @@ function validate (object: K8sObject): void {
   const Model = MODELS[`${object.apiVersion}/${object.kind}` as keyof typeof MODELS]
   if (!Model) throw new Error(`${object.apiVersion} ${object.kind} has no schema here`)
   new Model(object as never).validate()
+}
+
+/**
+ * Fields Kubernetes does not have, as `kubectl apply --validate=strict` would
+ * refuse them: the JSON schemas allow any extra field, so each object becomes
+ * a literal of its kubernetes-models type, and TypeScript names the excess.
+ */
+function unknownFields (all: K8sObject[]): string[] {
+  const dir = join(DIST_DIR, 'manifest-check')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, 'manifests.ts')
+  const imports = all.map((object, index) => `import type { I${object.kind} as T${index} } from 'kubernetes-models/${TYPES[object.apiVersion]}'`)
+  const literals = all.map((object, index) => `export const object${index}: T${index} = ${JSON.stringify(object, null, 2)}`)
+  writeFileSync(file, [...imports, ...literals].join('\n'))
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext
+  })
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, ' '))
 }
 
 const objects = render()
@@ -80,6 +108,15 @@ t.test('the kustomization renders, and every object and the Secret template are 
   broken.spec.replicas = 'three'
   t.throws(() => validate(broken as unknown as K8sObject), /replicas must be integer/, 'the schemas do catch a mistake')
   t.notOk(objects.some((object) => object.kind === 'Secret'), 'no Secret is applied with the kustomization: real secrets are never overwritten')
+})
+
+t.test('no object has a field Kubernetes does not know (a misspelt field would be silently dropped)', async (t) => {
+  // Checked with one planted mistake, so one compilation shows both that the check works and that nothing else trips it.
+  const misspelt = structuredClone(deployment) as unknown as { spec: { template: { spec: { containers: Array<{ securityContext: Record<string, unknown> }> } } } }
+  misspelt.spec.template.spec.containers[0]!.securityContext = { readOnlyRootFileSystem: true }
+  const found = unknownFields([...objects, secret as unknown as K8sObject, misspelt as unknown as K8sObject])
+  t.match(found, [/readOnlyRootFileSystem.* does not exist in type 'ISecurityContext'/], 'only the planted misspelling is found')
+  t.equal(found.length, 1)
 })
 
 t.test('the Deployment: three replicas, a rolling update that never lowers capacity, locked down, with requests and limits', async (t) => {

@@ -28,7 +28,7 @@ import { readmeNginx, upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
  */
 
 const HOSTNAME = 'agent-stack.example'
-const CLIENTS = 6
+const CLIENTS = 4
 /** Everything, setup included, ends within this; tap's own timeout is 120 s. */
 const DEADLINE_MS = 100_000
 const OLD = 'rollout-old-secret-0123456789abcdefghijklmn'
@@ -190,7 +190,7 @@ t.test('three restarts, one at a time, under steady load behind nginx, rotating 
         const health = await send('health', id, '/resources/healthcheck')
         record(health, health.status === 200 && health.body === 'OK' ? undefined : `status ${health.status}`)
       }
-      await sleep(10)
+      await sleep(15)
     }
   }
   const clients = Array.from({ length: CLIENTS }, (_, c) => client(c))
