@@ -19,6 +19,8 @@ import { gracefulClose } from './plugins/graceful-close.js'
 import { honeypot } from './plugins/honeypot.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import { pageRendering } from './plugins/page-rendering.js'
+import { plainHttpWarning } from './plugins/plain-http-warning.js'
+import { readiness } from './plugins/readiness.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { probeRoutes } from './routes/probes.js'
@@ -26,6 +28,7 @@ import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
 import { themeCookie } from './theme-cookie.js'
 import { timeoutOptions, type Timeouts } from './timeouts.js'
+import { fastifyTrustProxy } from './trust-proxy.js'
 
 /** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
@@ -64,6 +67,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
+    // request.ip, protocol and host come from X-Forwarded-* only from proxies the operator named.
+    trustProxy: fastifyTrustProxy(env.TRUST_PROXY),
     routerOptions: ROUTER_OPTIONS,
     // Errors raised while routing get the app's answer, not Fastify's bare JSON.
     frameworkErrors: handleError
@@ -76,9 +81,12 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)
   await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })
+  await app.register(readiness)
   await app.register(security, { env })
+  if (secure) await app.register(plainHttpWarning)
   await app.register(compression)
-  await app.register(cookie, { secret: env.SESSION_SECRET })
+  // Newest first: @fastify/cookie signs with the first secret and verifies with any.
+  await app.register(cookie, { secret: [...env.SESSION_SECRET] })
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })

@@ -29,9 +29,15 @@ export interface ServerProcess {
  */
 export function startServer (t: Test, env: Record<string, string>, entry = SERVER_ENTRY): ServerProcess {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "node build.mjs" (npm test does) first`)
-  const child = spawn(process.execPath, [entry], {
+  return startProcess(t, [process.execPath, entry], env)
+}
+
+/** Runs `argv` with exactly `env` (plus PATH), reading its log lines; killed at teardown if still running. */
+export function startProcess (t: Test, [command = '', ...args]: string[], env: Record<string, string>, cwd?: string): ServerProcess {
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {})
   })
   let stdout = ''
   let stderr = ''

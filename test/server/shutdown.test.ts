@@ -148,3 +148,40 @@ t.test('a second signal during the drain exits at once', async (t) => {
   t.ok(exit, 'the process ended')
   t.ok(Date.now() - started < 5000, 'without waiting out the delay')
 })
+
+t.test('after the delay only the listener closes: an idle keep-alive connection is left to its client for the grace, then closed', async (t) => {
+  const { app, url } = await listen(t)
+  const port = Number(new URL(url).port)
+  const connection = await openConnection(t, port)
+  const request = 'GET /resources/healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+  connection.socket.write(request)
+  if (!await receivedEnding(connection, '\r\n\r\nOK')) return t.fail('no answer to the first request')
+
+  let closedAt: number | undefined
+  const drained = app.drain({ delayMs: 0, idleGraceMs: 800 }).then(() => { closedAt = performance.now() })
+  t.equal(await refusedWithin(port, 2000), 'ECONNREFUSED', 'new connections are refused')
+  t.equal(await within(connection.closed, 100, 'open'), 'open', 'the idle connection is not destroyed with the listener (a proxy may be reusing it)')
+
+  // The proxy reuses it: served, and told to close.
+  const answered = connection.received().length
+  const second = new Promise((resolve) => connection.socket.once('data', resolve))
+  connection.socket.write(request)
+  if (!await within(second, 2000, null) || !await receivedEnding(connection, '\r\n\r\nOK')) return t.fail('no answer on the kept connection')
+  t.match(parseResponse(connection.received().subarray(answered)), { status: 200, headers: { connection: 'close' } })
+  const closed = await within(connection.closed, 2000, null)
+  t.ok(closed && closed.error === undefined, 'then the server closes it cleanly')
+  await drained
+  t.ok(closedAt, 'and the app closes')
+})
+
+t.test('an idle connection its client keeps past the grace is closed then, and the app closes', async (t) => {
+  const { app, url } = await listen(t)
+  const connection = await openConnection(t, Number(new URL(url).port))
+  connection.socket.write('GET /resources/healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+  if (!await receivedEnding(connection, '\r\n\r\nOK')) return t.fail('no answer')
+  const started = performance.now()
+  await app.drain({ delayMs: 0, idleGraceMs: 300 })
+  const closed = await within(connection.closed, 2000, null)
+  t.ok(closed, 'closed by the server')
+  t.ok(closed && closed.at - started >= 250, `not before the grace (${closed && Math.round(closed.at - started)} ms)`)
+})

@@ -31,8 +31,8 @@ t.test('a secret missing in production stops start-up with one line per variable
   const { code, lines } = await refusedStart(t, { NODE_ENV: 'production' })
   t.not(code, 0)
   t.same(lines, [
-    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters).',
-    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters).'
+    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters, or a comma-separated list of them, newest first).',
+    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters, or a comma-separated list of them, newest first).'
   ])
 })
 
@@ -54,7 +54,8 @@ t.test('a valid environment starts the server, which answers and then stops clea
   const home = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } })
   t.equal(home.status, 200)
   t.match(await home.text(), /<title>Agent Stack<\/title>/)
-  t.ok(server.logs().some((line) => line.msg === 'request completed' && typeof line.requestId === 'string'), 'requests are logged with their id')
+  // Logged once the response is sent: read from the pipe a moment after the client has it.
+  t.ok(await server.waitForLog((line) => line.msg === 'request completed' && typeof line.requestId === 'string', 5000), 'requests are logged with their id')
 
   server.child.kill('SIGTERM')
   t.same(await server.exited, { code: 0, signal: null }, 'exits 0')

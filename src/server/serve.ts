@@ -1,0 +1,47 @@
+import closeWithGrace from 'close-with-grace'
+import { buildApp, type AppOptions } from './app.js'
+import { EnvError, loadEnv, type LoadedEnv } from './env.js'
+import { drainBoundMs } from './plugins/graceful-close.js'
+
+/**
+ * The process around the app: read the environment, listen, and drain on
+ * SIGTERM or SIGINT (plugins/graceful-close.ts), then exit 0. A second signal
+ * exits at once, and a drain past its bound exits 1. Tests run it with extra
+ * routes; main.ts runs it as it is.
+ */
+export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): Promise<void> {
+  let loaded: LoadedEnv
+  try {
+    loaded = loadEnv()
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error
+    // One line per bad variable and no stack trace: this is an operator's mistake, not a bug.
+    for (const problem of error.problems) process.stderr.write(`${problem}\n`)
+    process.exit(1)
+  }
+
+  const { env, warnings } = loaded
+  const app = await buildApp({
+    ...options,
+    env,
+    logger: {
+      level: env.LOG_LEVEL,
+      ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
+    }
+  })
+  for (const warning of warnings) app.log.warn(warning)
+
+  const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }
+  closeWithGrace({ delay: drainBoundMs(drain) }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error')
+    else app.log.info({ signal, ...drain }, 'shutting down')
+    await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)
+  })
+
+  try {
+    await app.listen({ port: env.PORT, host: env.HOST })
+  } catch (error) {
+    app.log.fatal({ err: error }, 'could not start listening')
+    process.exit(1)
+  }
+}
