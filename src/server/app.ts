@@ -2,7 +2,6 @@ import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PAGES, type AnyPage } from '../ui/page-table.js'
@@ -21,6 +20,7 @@ import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.
 import { pageRendering } from './plugins/page-rendering.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
+import { createGenReqId, idSequence, trustedProxyPredicate, type TrustProxy } from './request-id.js'
 import { probeRoutes } from './routes/probes.js'
 import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
@@ -41,13 +41,12 @@ export interface AppOptions {
   honeypot?: Omit<HoneypotOptions, 'secret'>
   timeouts?: Partial<Timeouts>
   routes?: (app: FastifyInstance) => void | Promise<void>
+  /** Which peers may hand us a request id or trace id (Fastify's `trustProxy` forms); nobody by default. */
+  trustProxy?: TrustProxy
 }
 
-const REQUEST_ID = /^[\w.-]{1,128}$/
-/** A random prefix per process, so instances never collide in shared logs, and a counter. */
-const REQUEST_ID_PREFIX = randomBytes(6).toString('base64url')
-let requestCount = 0
-const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36)}`
+/** Ids are drawn per process, not per app: instances built in one process (tests) never share one. */
+const nextRequestId = idSequence()
 
 /** Fastify's router and the allowed-methods router must read addresses alike. */
 const ROUTER_OPTIONS = { maxParamLength: 200 }
@@ -57,10 +56,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const distDir = options.distDir ?? DIST_DIR
   const app = Fastify({
     logger: options.logger ?? { level: env.LOG_LEVEL },
-    genReqId: (request) => {
-      const given = request.headers['x-request-id']
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId()
-    },
+    genReqId: createGenReqId(trustedProxyPredicate(options.trustProxy ?? false), nextRequestId),
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
