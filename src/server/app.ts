@@ -14,9 +14,11 @@ import { notFound } from './not-found.js'
 import { LOADERS, type LoaderTable } from './pages/index.js'
 import { allowedMethods } from './plugins/allowed-methods.js'
 import { compression } from './plugins/compression.js'
+import { documentTimingPlugin } from './plugins/document-timing.js'
 import { gracefulClose } from './plugins/graceful-close.js'
 import { honeypot } from './plugins/honeypot.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
+import { metrics } from './plugins/metrics.js'
 import { pageRendering } from './plugins/page-rendering.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
@@ -78,7 +80,9 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
+  await app.register(documentTimingPlugin)
   await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages })
+  await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
   await app.register(formbody)

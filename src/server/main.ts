@@ -1,6 +1,8 @@
 import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { EnvError, loadEnv, type LoadedEnv } from './env.js'
+import { listenForMetrics } from './metrics-server.js'
 
 let loaded: LoadedEnv
 try {
@@ -22,16 +24,23 @@ const app = await buildApp({
 })
 for (const warning of warnings) app.log.warn(warning)
 
+let metricsListener: FastifyInstance | undefined
+
 // Drain (plugins/graceful-close.ts), then exit 0; a second signal exits at once, and a drain past its bound exits 1.
 const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }
 closeWithGrace({ delay: drain.delayMs + drain.idleGraceMs + 10_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error')
   else app.log.info({ signal, ...drain }, 'shutting down')
   await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)
+  // Scraped until the end, so the drain shows in the metrics.
+  await metricsListener?.close()
 })
 
 try {
   await app.listen({ port: env.PORT, host: env.HOST })
+  if (app.metrics && env.METRICS_PORT !== undefined) {
+    metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)
+  }
 } catch (error) {
   app.log.fatal({ err: error }, 'could not start listening')
   process.exit(1)

@@ -1,19 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import t from 'tap'
 import { build } from '../helpers/app.js'
+import { blockEventLoop } from '../helpers/pressure.js'
 
 const URL = '/resources/healthcheck'
 const READINESS = '/resources/readiness'
-
-/** Blocks the event loop in slices, yielding so @fastify/under-pressure's sampler can run, until `done` or the bound. */
-async function blockEventLoop (done: () => boolean, forMs: number, sliceMs = 200) {
-  const deadline = Date.now() + forMs
-  while (!done() && Date.now() < deadline) {
-    const until = Date.now() + sliceMs
-    while (Date.now() < until) { /* busy: this is the pressure */ }
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
 
 t.test('GET /resources/healthcheck answers 200 OK in plain text, without rendering the document', async (t) => {
   const { app } = await build(t)
@@ -121,7 +112,8 @@ t.test('once draining starts, readiness fails at once while pages and liveness a
 })
 
 t.test('probes write no access log at info; pages do', async (t) => {
-  const { app, logs } = await build(t)
+  // inject() comes from 127.0.0.1: trusted here, so the ids below name the log lines.
+  const { app, logs } = await build(t, { trustProxy: 'loopback' })
   for (const url of [URL, READINESS, '/']) await app.inject({ url, headers: { 'x-request-id': `probe${url.replaceAll('/', '-')}` } })
   const accessLogged = (id: string) => logs.some((entry) => entry.requestId === id && entry.msg === 'incoming request')
   t.notOk(accessLogged('probe-resources-healthcheck'), 'liveness')

@@ -52,6 +52,7 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
   }, (request, reply) => {
     const { theme, redirectTo } = request.body
     app.themeCookie.write(reply, theme)
+    app.metrics?.themeSwitched(theme)
     varyByAccept(reply.header('Cache-Control', 'no-store'))
     if (wantsJson(request)) reply.send({ theme })
     else reply.redirect(safeRedirect(redirectTo), 303)
