@@ -23,6 +23,7 @@ import { pageRendering } from './plugins/page-rendering.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { createGenReqId, idSequence, trustedProxyPredicate, type TrustProxy } from './request-id.js'
+import { cspReportRoutes, type CspReportOptions } from './routes/csp-report.js'
 import { probeRoutes } from './routes/probes.js'
 import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
@@ -42,6 +43,7 @@ export interface AppOptions {
   loadShedding?: LoadSheddingOptions
   honeypot?: Omit<HoneypotOptions, 'secret'>
   timeouts?: Partial<Timeouts>
+  cspReports?: CspReportOptions
   routes?: (app: FastifyInstance) => void | Promise<void>
   /** Which peers may hand us a request id or trace id (Fastify's `trustProxy` forms); nobody by default. */
   trustProxy?: TrustProxy
@@ -92,6 +94,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(probeRoutes)
   await app.register(themeSwitchRoutes)
+  await app.register(cspReportRoutes, options.cspReports ?? {})
   await app.register(pageRoutes, { pages, loaders: options.loaders ?? LOADERS })
   const { routes } = options
   if (routes) await app.register(async (scope) => { await routes(scope) })
