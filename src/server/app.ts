@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PAGES, type AnyPage } from '../ui/page-table.js'
@@ -44,6 +44,8 @@ export interface AppOptions {
   honeypot?: Omit<HoneypotOptions, 'secret'>
   timeouts?: Partial<Timeouts>
   cspReports?: CspReportOptions
+  /** Registered before anything else, to see every route: tracing (src/server/tracing.ts) when configured. */
+  instrumentation?: FastifyPluginAsync
   routes?: (app: FastifyInstance) => void | Promise<void>
   /** Which peers may hand us a request id or trace id (Fastify's `trustProxy` forms); nobody by default. */
   trustProxy?: TrustProxy
@@ -72,6 +74,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const pages = options.pages ?? PAGES
   const secure = env.NODE_ENV === 'production'
 
+  if (options.instrumentation) await app.register(options.instrumentation)
   await app.register(allowedMethods, { routerOptions: ROUTER_OPTIONS })
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)

@@ -15,8 +15,13 @@ try {
 }
 
 const { env, warnings } = loaded
+// Imported only when configured: OpenTelemetry's context propagation turns on async hooks for the whole process.
+const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
+  ? await (await import('./tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
+  : undefined
 const app = await buildApp({
   env,
+  instrumentation: tracing?.plugin,
   logger: {
     level: env.LOG_LEVEL,
     ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
@@ -34,6 +39,7 @@ closeWithGrace({ delay: drain.delayMs + drain.idleGraceMs + 10_000 }, async ({ s
   await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)
   // Scraped until the end, so the drain shows in the metrics.
   await metricsListener?.close()
+  await tracing?.shutdown()
 })
 
 try {

@@ -29,6 +29,15 @@ t.test('the server bundle holds one renderer, in the mode it was built for', asy
   t.ok((await stat(bundles.production)).size < 1024 * 1024, 'the production bundle is under 1 MiB')
 })
 
+t.test('OpenTelemetry is never imported unless tracing is configured: the bundle loads it by dynamic import() only', async (t) => {
+  const code = await readFile(bundles.production, 'utf8')
+  const packages = ['@fastify/otel', '@opentelemetry/api', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources']
+  for (const name of packages) {
+    t.ok(code.includes(`import("${name}")`), `${name}: imported on demand`)
+    t.notMatch(code, new RegExp(`^import [^;]*from ["']${name}["']|require\\(["']${name}["']\\)`, 'm'), `${name}: never at start-up`)
+  }
+})
+
 // React's Node renderer would enter an AsyncLocalStorage for each render; on
 // Node 20 that taxes every later request (src/server/render-request-storage.ts).
 for (const mode of ['production', 'development'] as const) {

@@ -13,7 +13,7 @@ declare module 'fastify' {
 }
 
 /** The route pattern, never the URL: an attacker chooses URLs, and each would become a new series. */
-function routeOf (request: FastifyRequest): string {
+export function routePattern (request: FastifyRequest): string {
   return request.is404 ? NOT_FOUND_ROUTE : request.routeOptions.url ?? NOT_FOUND_ROUTE
 }
 
@@ -31,12 +31,12 @@ export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
 
   app.addHook('onError', (request, _reply, error, done) => {
     if (error.code === 'FST_UNDER_PRESSURE') recorder.loadShed()
-    else if (error.code === 'CROSS_SITE') recorder.crossSiteRefused(routeOf(request))
+    else if (error.code === 'CROSS_SITE') recorder.crossSiteRefused(routePattern(request))
     else if (error instanceof HoneypotError) recorder.honeypotRejected(error.code)
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    recorder.observeRequest(routeOf(request), request.method, reply.statusCode, reply.elapsedTime / 1000)
+    recorder.observeRequest(routePattern(request), request.method, reply.statusCode, reply.elapsedTime / 1000)
     const timing = documentTiming(reply)
     if (timing) recorder.documentSent(documentOutcome(timing))
     done()
