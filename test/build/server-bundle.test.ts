@@ -7,7 +7,7 @@ import { buildServer } from '../../build.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { TEST_SECRETS } from '../helpers/app.js'
-import { startListening } from '../helpers/process.js'
+import { freePort, startListening } from '../helpers/process.js'
 
 const PROBE = fileURLToPath(new URL('../helpers/async-local-storage-probe.mjs', import.meta.url))
 
@@ -43,7 +43,9 @@ t.test('OpenTelemetry is never imported unless tracing is configured: the bundle
 for (const mode of ['production', 'development'] as const) {
   t.test(`the built server renders pages without entering an AsyncLocalStorage (React's ${mode} build)`, async (t) => {
     if (!existsSync(bundles[mode])) await buildServer({ mode, outdir: dirname(bundles[mode]) })
-    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: mode, NODE_OPTIONS: `--import=${PROBE}` }, bundles[mode])
+    // With metrics on: counting must not turn async hooks on either.
+    const metricsPort = await freePort()
+    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: mode, NODE_OPTIONS: `--import=${PROBE}`, METRICS_PORT: String(metricsPort) }, bundles[mode])
     for (const theme of ['light', 'dark']) {
       const page = await fetch(`${server.url}/`, { headers: { cookie: `${THEME_COOKIE_NAME}=${theme}` } })
       t.equal(page.status, 200)
@@ -59,6 +61,7 @@ for (const mode of ['production', 'development'] as const) {
       body: 'theme=dark&redirectTo=%2F'
     })
     t.equal(switched.status, 303)
+    t.match(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), /^documents_rendered_total\{page="home",cache="miss"\} 2$/m, 'and metrics were counted')
 
     t.equal(server.stderr(), 'probe loaded\n', 'the probe ran, and nothing entered an AsyncLocalStorage')
   })
