@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -65,8 +66,8 @@ async function waitForHealth (url, child) {
   throw new Error(`no answer from ${url} within 15 s`)
 }
 
-/** Starts the built app as production runs it, on its own core; resolves once it answers its health check. */
-export async function startApp () {
+/** Starts the built app as production runs it (plus `env`), on its own core; resolves once it answers its health check. */
+export async function startApp (env = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = pinned(SERVER_CORE, ['dist/server/main.js'], {
@@ -78,7 +79,8 @@ export async function startApp () {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
-      HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678'
+      HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678',
+      ...env
     }
   })
   await waitForHealth(url, child)
@@ -146,4 +148,16 @@ export async function generateLoad (what, options, serverPid) {
     serverCpu: serverCpuSeconds / seconds,
     generatorCpu: (generatorAfter - generatorBefore) / 100 / seconds
   }
+}
+
+/** A stand-in OTLP/HTTP collector that reads and drops every export, for the traced variant. */
+export async function startOtlpSink () {
+  const server = createHttpServer((request, response) => {
+    request.resume()
+    request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  process.once('exit', () => server.close())
+  return `http://127.0.0.1:${server.address().port}`
 }

@@ -10,8 +10,8 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { manifestPath, sizesOf } from '../build.mjs'
-import { generatorBound, median, pairedRatio, targetStatus } from './targets.mjs'
-import { freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, VISITOR_COOKIES } from './harness.mjs'
+import { generatorBound, median, pairedCost, pairedRatio, targetStatus } from './targets.mjs'
+import { freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, startOtlpSink, VISITOR_COOKIES } from './harness.mjs'
 
 // Many short pairs rather than a few long ones: on a shared machine the noise
 // between two runs a second apart is as large as between runs of 3 s, so more
@@ -23,8 +23,16 @@ const CONNECTIONS = 16
 /** package.json's config, which the size-budget test (test/build/size-budget.test.ts) also enforces. */
 const INITIAL_JS_BUDGET_KIB = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).config.initialJavaScriptBudgetKiB
 
+const HOME = { method: 'GET', path: '/', headers: { cookie: VISITOR_COOKIES, accept: 'text/html' }, target: 0.5 }
+
+// Each route runs against one server: the app as npm start runs it, or a
+// variant (the same build with metrics or tracing on) measured against the
+// same ceiling. Server-Timing is on everywhere: every document carries it.
 const ALL_ROUTES = [
-  { name: 'GET /', method: 'GET', path: '/', headers: { cookie: VISITOR_COOKIES, accept: 'text/html' }, target: 0.5 },
+  { name: 'GET /', ...HOME },
+  { name: 'GET / (metrics on)', ...HOME, server: 'metrics', costOver: 'GET /' },
+  // Opt-in (BENCH_TRACING=1): a minute more, for the cost the README quotes.
+  ...(process.env.BENCH_TRACING === '1' ? [{ name: 'GET / (tracing on)', ...HOME, server: 'tracing', costOver: 'GET /' }] : []),
   { name: 'GET /resources/healthcheck', method: 'GET', path: '/resources/healthcheck', headers: {}, target: 0.8 },
   {
     name: 'POST /resources/theme-switch',
@@ -36,8 +44,8 @@ const ALL_ROUTES = [
   }
 ]
 
-// BENCH_ONLY="GET /" measures one route while profiling; the full run measures all.
-const ROUTES = process.env.BENCH_ONLY ? ALL_ROUTES.filter((route) => route.name === process.env.BENCH_ONLY) : ALL_ROUTES
+// BENCH_ONLY="GET /" (or several names, comma-separated) measures only those while profiling; the full run measures all.
+const ROUTES = process.env.BENCH_ONLY ? ALL_ROUTES.filter((route) => process.env.BENCH_ONLY.split(',').includes(route.name)) : ALL_ROUTES
 
 /** Headers that belong to one connection or one moment, not to the response. */
 const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'])
@@ -45,7 +53,8 @@ const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer
 /** What the app answers for each route: the ceiling replays exactly this. */
 async function captureFixtures (url) {
   const fixtures = []
-  for (const route of ROUTES) {
+  // A variant's requests are the app's own: the ceiling answers them from the same fixture.
+  for (const route of ALL_ROUTES.filter((route) => !route.server)) {
     const response = await fetch(`${url}${route.path}`, { method: route.method, headers: route.headers, body: route.body, redirect: 'manual' })
     const headers = {}
     for (const [name, value] of response.headers) if (!TRANSIENT_HEADERS.has(name)) headers[name] = value
@@ -97,6 +106,18 @@ async function main () {
   execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
 
   const { url: appUrl, child: app } = await startApp()
+  const servers = { app: { url: appUrl, pid: app.pid } }
+  const variants = new Set(ROUTES.map((route) => route.server).filter(Boolean))
+  // The metrics listener is scraped once at the end, to show the variant really counted.
+  const metricsPort = await freePort()
+  if (variants.has('metrics')) {
+    const { url, child } = await startApp({ METRICS_PORT: String(metricsPort) })
+    servers.metrics = { url, pid: child.pid }
+  }
+  if (variants.has('tracing')) {
+    const { url, child } = await startApp({ OTEL_EXPORTER_OTLP_ENDPOINT: await startOtlpSink() })
+    servers.tracing = { url, pid: child.pid }
+  }
 
   const fixtures = await captureFixtures(appUrl)
   const fixturesPath = join(root, 'bench/results/fixtures.json')
@@ -107,9 +128,10 @@ async function main () {
   const ceiling = pinned(SERVER_CORE, [join(root, 'bench/ceiling.mjs'), fixturesPath, String(ceilingPort)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   await once(ceiling, 'message')
 
-  const targets = { app: { url: appUrl, pid: app.pid }, ceiling: { url: ceilingUrl, pid: ceiling.pid } }
+  const ceilingServer = { url: ceilingUrl, pid: ceiling.pid }
+  const targetsOf = (route) => ({ app: servers[route.server ?? 'app'], ceiling: ceilingServer })
   console.log(`warming up (${WARMUP} s per route and server)`)
-  for (const route of ROUTES) for (const target of Object.values(targets)) await load(target.url, route, WARMUP, target.pid)
+  for (const route of ROUTES) for (const target of Object.values(targetsOf(route))) await load(target.url, route, WARMUP, target.pid)
 
   const runs = Object.fromEntries(ROUTES.map((route) => [route.name, { app: [], ceiling: [] }]))
   const memory = []
@@ -117,6 +139,7 @@ async function main () {
     for (const route of ROUTES) {
       // Each pair in turn order (app first, then ceiling first), so that a machine
       // speeding up or slowing down during a pair favours neither side.
+      const targets = targetsOf(route)
       for (const name of round % 2 ? ['app', 'ceiling'] : ['ceiling', 'app']) {
         runs[route.name][name].push(await load(targets[name].url, route, DURATION, targets[name].pid))
       }
@@ -133,6 +156,13 @@ async function main () {
     const bound = { app: generatorBound(appSummary), ceiling: generatorBound(ceilingSummary) }
     const status = targetStatus(ratio, route.target, appSummary, bound.ceiling)
     routes[route.name] = { app: appSummary, ceiling: ceilingSummary, ratio, target: route.target, status, met: status === 'met', generatorBound: bound }
+    if (route.costOver && runs[route.costOver]) {
+      routes[route.name].costMicrosPerRequest = Number(pairedCost(runs[route.name].app.map((run) => run.cpuMicros), runs[route.costOver].app.map((run) => run.cpuMicros)).toFixed(1))
+    }
+  }
+  if (servers.metrics) {
+    const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+    if (!/^http_request_duration_seconds_count\{[^}]*route="\/"[^}]*\} [1-9]/m.test(scraped)) throw new Error('the metrics variant counted no GET /: were metrics on?')
   }
   // Flat: the last round holds no more than 10% (and 8 MiB) above the first.
   const memoryFlat = memory.at(-1) <= Math.max(memory[0] * 1.1, memory[0] + 8)
@@ -162,8 +192,9 @@ async function main () {
   }
   await writeFile(join(root, 'bench/results/latest.json'), JSON.stringify(results, null, 2) + '\n')
   const line = ROUTES.map((route) => {
-    const { app, ratio, status } = routes[route.name]
-    return `${route.name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''})`
+    const { app, ratio, status, costMicrosPerRequest } = routes[route.name]
+    const cost = costMicrosPerRequest === undefined ? '' : `, ${costMicrosPerRequest} µs CPU per request over ${route.costOver}`
+    return `${route.name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''}${cost})`
   }).join('; ')
   await appendFile(join(root, 'bench/HISTORY.md'), `- ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}: ${line}; memory ${memory[0]} → ${memory.at(-1)} MiB over ${memory.length} rounds (${memoryFlat ? 'flat' : 'GROWING'}); initial JS ${client.initial.gzip} KiB gzip, tracker ${client.tracker.gzip} KiB gzip${results.allTargetsMet ? '' : ' — TARGETS MISSED'}\n`)
   console.log('\nwritten to bench/results/latest.json and bench/HISTORY.md')
@@ -189,6 +220,9 @@ function printTable (routes, memory, memoryFlat, client) {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
   console.log('')
   for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
+  for (const [name, route] of Object.entries(routes)) {
+    if (route.costMicrosPerRequest !== undefined) console.log(`\n${name}: ${route.costMicrosPerRequest} µs more CPU per request than without (median of the rounds' differences)`)
+  }
   console.log(`\napp resident memory after each round: ${memory.join(' → ')} MiB (${memoryFlat ? 'flat' : 'GROWING'})`)
   console.log(`initial JavaScript: ${client.initial.raw} KiB raw, ${client.initial.gzip} KiB gzip, ${client.initial.brotli} KiB brotli (budget ${client.budgetKiB} KiB gzip: ${client.met ? 'met' : 'MISSED'})`)
   console.log(`tracker chunk:      ${client.tracker.raw} KiB raw, ${client.tracker.gzip} KiB gzip, ${client.tracker.brotli} KiB brotli (loaded after hydration)`)

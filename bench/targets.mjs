@@ -29,3 +29,13 @@ export function targetStatus (ratio, target, appSummary, ceilingGeneratorBound) 
   if (appSummary.errors > 0 || appSummary.badStatus > 0 || ratio < target) return 'missed'
   return ceilingGeneratorBound ? 'unproven' : 'met'
 }
+
+/**
+ * What a variant of a route (the same requests to the app with metrics on)
+ * costs over the plain app, in CPU microseconds per request: the median of
+ * each round's difference, so both sides of a round share the machine's state.
+ */
+export function pairedCost (variantMicros, baseMicros) {
+  if (variantMicros.length === 0 || variantMicros.length !== baseMicros.length) throw new Error('pairedCost needs one base run per variant run')
+  return median(variantMicros.map((micros, round) => micros - baseMicros[round]))
+}

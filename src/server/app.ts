@@ -1,8 +1,7 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { randomBytes } from 'node:crypto'
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PAGES, type AnyPage } from '../ui/page-table.js'
@@ -15,14 +14,18 @@ import { notFound } from './not-found.js'
 import { LOADERS, type LoaderTable } from './pages/index.js'
 import { allowedMethods } from './plugins/allowed-methods.js'
 import { compression } from './plugins/compression.js'
+import { documentTimingPlugin } from './plugins/document-timing.js'
 import { gracefulClose } from './plugins/graceful-close.js'
 import { honeypot } from './plugins/honeypot.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
+import { metrics } from './plugins/metrics.js'
 import { pageRendering } from './plugins/page-rendering.js'
 import { plainHttpWarning } from './plugins/plain-http-warning.js'
 import { readiness } from './plugins/readiness.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
+import { createGenReqId, idSequence, trustedProxyPredicate } from './request-id.js'
+import { cspReportRoutes, type CspReportOptions } from './routes/csp-report.js'
 import { probeRoutes } from './routes/probes.js'
 import { pageRoutes } from './routes/pages.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
@@ -43,14 +46,14 @@ export interface AppOptions {
   loadShedding?: LoadSheddingOptions
   honeypot?: Omit<HoneypotOptions, 'secret'>
   timeouts?: Partial<Timeouts>
+  cspReports?: CspReportOptions
+  /** Registered before anything else, to see every route: tracing (src/server/tracing.ts) when configured. */
+  instrumentation?: FastifyPluginAsync
   routes?: (app: FastifyInstance) => void | Promise<void>
 }
 
-const REQUEST_ID = /^[\w.-]{1,128}$/
-/** A random prefix per process, so instances never collide in shared logs, and a counter. */
-const REQUEST_ID_PREFIX = randomBytes(6).toString('base64url')
-let requestCount = 0
-const nextRequestId = () => `${REQUEST_ID_PREFIX}-${(++requestCount).toString(36)}`
+/** Ids are drawn per process, not per app: instances built in one process (tests) never share one. */
+const nextRequestId = idSequence()
 
 /** Fastify's router and the allowed-methods router must read addresses alike. */
 const ROUTER_OPTIONS = { maxParamLength: 200 }
@@ -60,10 +63,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const distDir = options.distDir ?? DIST_DIR
   const app = Fastify({
     logger: options.logger ?? { level: env.LOG_LEVEL },
-    genReqId: (request) => {
-      const given = request.headers['x-request-id']
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId()
-    },
+    genReqId: createGenReqId(trustedProxyPredicate(env.TRUST_PROXY), nextRequestId),
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
@@ -77,6 +77,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const pages = options.pages ?? PAGES
   const secure = env.NODE_ENV === 'production'
 
+  if (options.instrumentation) await app.register(options.instrumentation)
   await app.register(allowedMethods, { routerOptions: ROUTER_OPTIONS })
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)
@@ -90,7 +91,9 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
+  await app.register(documentTimingPlugin)
   await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages })
+  await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
   await app.register(formbody)
@@ -100,6 +103,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(probeRoutes)
   await app.register(themeSwitchRoutes)
+  await app.register(cspReportRoutes, options.cspReports ?? {})
   await app.register(pageRoutes, { pages, loaders: options.loaders ?? LOADERS })
   const { routes } = options
   if (routes) await app.register(async (scope) => { await routes(scope) })

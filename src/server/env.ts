@@ -12,13 +12,15 @@ const SECRET_LENGTH = { min: 32, max: 4096 }
 /** Newest first: the first signs and encrypts, every one verifies and decrypts, so a secret can be rotated without a cut. */
 const SecretList = Type.String({ minLength: 1, maxLength: 16 * SECRET_LENGTH.max, description: SECRET_ACCEPTS })
 
+const Host = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', default: '127.0.0.1', description: 'a host name or IP address' })
+
 /** Every variable the server reads; `description` is what an operator is told it accepts. */
 export const EnvSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
     default: 'development', description: '"production", "development" or "test"'
   }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'a port number from 0 to 65535' }),
-  HOST: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', default: '127.0.0.1', description: 'a host name or IP address' }),
+  HOST: Host(),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), {
     default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent'
   }),
@@ -37,7 +39,17 @@ export const EnvSchema = Type.Object({
     description: 'an http(s) URL of a host name and path, without spaces, commas, semicolons or quotes'
   })),
   OPENREPLAY_INSECURE: Bool('false'),
-  SERVE_SOURCE_MAPS: Bool('false')
+  SERVE_SOURCE_MAPS: Bool('false'),
+  // Unset: no metrics are collected at all.
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'a port number from 0 to 65535, other than PORT' })),
+  METRICS_HOST: Host(),
+  // Unset: tracing is off and OpenTelemetry is never loaded.
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({
+    maxLength: 2048,
+    pattern: '^https?://[A-Za-z0-9.:\\[\\]-]+(/[^\\s]*)?$',
+    description: 'the http(s) URL of an OTLP/HTTP collector, such as http://otel-collector:4318'
+  })),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\w.-]+$', default: 'agent-stack', description: 'letters, digits, ".", "-" and "_"' })
 })
 
 type RawEnv = Static<typeof EnvSchema>
@@ -106,6 +118,10 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
       secrets[name] = [randomBytes(32).toString('base64url')]
       warnings.push(`${name} is not set: using a random secret for this process only (set it in production).`)
     }
+  }
+
+  if (!reported.has('METRICS_PORT') && parsed.METRICS_PORT !== undefined && parsed.METRICS_PORT !== 0 && parsed.METRICS_PORT === parsed.PORT) {
+    problems.push(`Invalid environment variable METRICS_PORT="${parsed.METRICS_PORT}": expected a port other than PORT (the metrics never share the public port).`)
   }
 
   if (problems.length > 0) throw new EnvError(problems)

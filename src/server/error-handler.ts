@@ -12,10 +12,25 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     request.log.warn('shed load: the event loop is behind')
     return sendPlain(request, reply, answer)
   }
-  if (answer.status >= 500) request.log.error({ err: error }, 'request failed')
-  else request.log.info({ code: answer.code, statusCode: answer.status }, answer.message)
+  logAnswer(error, request, answer)
   if (!hooksHaveRun(request, reply)) return sendPlain(request, reply, answer)
   sendError(request, reply, answer)
+}
+
+/**
+ * For addresses browsers post to on their own, with no person to read a page
+ * (CSP reports): the answer in words or JSON, never a document, so no cookie
+ * is read or set.
+ */
+export function handleErrorPlainly (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const answer = answerFor(error)
+  logAnswer(error, request, answer)
+  sendPlain(request, reply, answer)
+}
+
+function logAnswer (error: FastifyError, request: FastifyRequest, answer: Answer): void {
+  if (answer.status >= 500) request.log.error({ err: error }, 'request failed')
+  else request.log.info({ code: answer.code, statusCode: answer.status }, answer.message)
 }
 
 export function sendError (request: FastifyRequest, reply: FastifyReply, answer: Answer): void {

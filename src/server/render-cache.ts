@@ -76,11 +76,24 @@ export interface RenderCacheOptions {
   maxKeyChars?: number
 }
 
+/** Counted since start-up, for the metrics. */
+export interface RenderCacheStats {
+  hits: number
+  misses: number
+  /** Documents pushed out to make room. */
+  evictions: number
+  entries: number
+  chars: number
+}
+
 export class RenderCache {
   readonly #entries = new Map<string, { template: Template, chars: number }>()
   readonly #maxChars: number
   readonly #maxKeyChars: number
   #chars = 0
+  #hits = 0
+  #misses = 0
+  #evictions = 0
 
   constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024 }: RenderCacheOptions = {}) {
     this.#maxChars = maxChars
@@ -91,9 +104,17 @@ export class RenderCache {
     return this.#entries.size
   }
 
+  get stats (): RenderCacheStats {
+    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#entries.size, chars: this.#chars }
+  }
+
   get (key: string): Template | undefined {
     const entry = this.#entries.get(key)
-    if (!entry) return undefined
+    if (!entry) {
+      this.#misses++
+      return undefined
+    }
+    this.#hits++
     this.#entries.delete(key)
     this.#entries.set(key, entry)
     return entry.template
@@ -110,6 +131,7 @@ export class RenderCache {
       if (this.#chars <= this.#maxChars) break
       this.#entries.delete(oldest)
       this.#chars -= entry.chars
+      this.#evictions++
     }
   }
 

@@ -63,6 +63,7 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
     onError (error) {
       failedAfterShell = true
       capture.spoil()
+      reply.documentFailed()
       request.log.error({ err: error }, 'rendering failed')
     }
   })

@@ -1,6 +1,8 @@
 import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppOptions } from './app.js'
 import { EnvError, loadEnv, type LoadedEnv } from './env.js'
+import { listenForMetrics } from './metrics-server.js'
 import { drainBoundMs } from './plugins/graceful-close.js'
 
 /**
@@ -21,9 +23,14 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
   }
 
   const { env, warnings } = loaded
+  // Imported only when configured: OpenTelemetry's context propagation turns on async hooks for the whole process.
+  const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
+    ? await (await import('./tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
+    : undefined
   const app = await buildApp({
     ...options,
     env,
+    instrumentation: tracing?.plugin,
     logger: {
       level: env.LOG_LEVEL,
       ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
@@ -31,15 +38,22 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
   })
   for (const warning of warnings) app.log.warn(warning)
 
+  let metricsListener: FastifyInstance | undefined
   const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }
   closeWithGrace({ delay: drainBoundMs(drain) }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
     else app.log.info({ signal, ...drain }, 'shutting down')
     await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)
+    // Scraped until the end, so the drain shows in the metrics.
+    await metricsListener?.close()
+    await tracing?.shutdown()
   })
 
   try {
     await app.listen({ port: env.PORT, host: env.HOST })
+    if (app.metrics && env.METRICS_PORT !== undefined) {
+      metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)
+    }
   } catch (error) {
     app.log.fatal({ err: error }, 'could not start listening')
     process.exit(1)

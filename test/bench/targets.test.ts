@@ -1,5 +1,5 @@
 import t from 'tap'
-import { generatorBound, median, pairedRatio, targetStatus } from '../../bench/targets.mjs'
+import { generatorBound, median, pairedCost, pairedRatio, targetStatus } from '../../bench/targets.mjs'
 
 const clean = { errors: 0, badStatus: 0 }
 
@@ -33,4 +33,11 @@ t.test('a target is met only by a clean run at or above it, measured against a c
   t.equal(targetStatus(0.7, 0.8, clean, true), 'missed', 'below the target even so')
   t.equal(targetStatus(0.9, 0.8, { errors: 1, badStatus: 0 }, false), 'missed')
   t.equal(targetStatus(0.9, 0.8, { errors: 0, badStatus: 3 }, false), 'missed')
+})
+
+t.test('a variant\'s cost is the median of each round\'s difference in CPU per request', async (t) => {
+  // Round 2 is slow for both: its difference is still 4 µs.
+  t.equal(pairedCost([54, 84, 55], [50, 80, 50]), 4)
+  t.equal(pairedCost([50, 49], [50, 50]), -0.5, 'noise can read as a saving')
+  t.throws(() => pairedCost([1], []), /one base run per variant run/)
 })

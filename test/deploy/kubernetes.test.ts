@@ -160,6 +160,15 @@ t.test('ports: the Service reaches the container port the app listens on, which 
   t.equal(settings.HOST, '0.0.0.0', 'listening on every interface of the pod')
 })
 
+t.test('metrics: scraped from a container port of their own, never through the Service', async (t) => {
+  const named = new Map((container.ports ?? []).map((port) => [port.name, port.containerPort]))
+  t.equal(String(named.get('metrics')), settings.METRICS_PORT, 'the port METRICS_PORT makes the metrics listener use')
+  t.equal(settings.METRICS_HOST, '0.0.0.0', 'reachable by Prometheus from other pods')
+  const annotations = deployment.spec!.template.metadata!.annotations ?? {}
+  t.match(annotations, { 'prometheus.io/scrape': 'true', 'prometheus.io/port': settings.METRICS_PORT, 'prometheus.io/path': '/metrics' })
+  t.notOk((service.spec!.ports ?? []).some((port) => String(port.targetPort) === 'metrics' || String(port.targetPort) === settings.METRICS_PORT), 'the Service, which the ingress routes to, leaves it out')
+})
+
 t.test('the settings are ones the app accepts, the secrets come from the Secret, and its template holds no usable value', async (t) => {
   const known = Object.keys(EnvSchema.properties)
   t.same(Object.keys(settings).filter((name) => !known.includes(name)), [], 'every ConfigMap key is a variable the app reads')

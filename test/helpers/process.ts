@@ -114,3 +114,23 @@ export async function startListening (t: Test, env: Record<string, string> = {},
   await server.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'))
   return { ...server, port, url: `http://127.0.0.1:${port}` }
 }
+
+/**
+ * Marks a request's path with the test's own id for it. The server logs each
+ * request under an id of its own (a client's X-Request-Id is trusted only
+ * from a trusted proxy), so tests find their requests by URL instead.
+ */
+export function marked (path: string, id: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}request=${encodeURIComponent(id)}`
+}
+
+/** The log lines with each marked request's lines under the test's id as `requestId`. */
+export function byMarkedId (lines: LogLine[]): LogLine[] {
+  const ids = new Map<unknown, string>()
+  for (const line of lines) {
+    const url = (line.req as { url?: unknown } | undefined)?.url
+    const id = typeof url === 'string' ? new URL(url, 'http://localhost').searchParams.get('request') : null
+    if (id !== null) ids.set(line.requestId, id)
+  }
+  return lines.map((line) => ids.has(line.requestId) ? { ...line, requestId: ids.get(line.requestId) } : line)
+}

@@ -30,10 +30,19 @@ t.test('with nothing set, every variable has its embedded default', async (t) =>
   t.equal(env.OPENREPLAY_PROJECT_KEY, undefined)
   t.equal(env.OPENREPLAY_INGEST_POINT, undefined)
   t.equal(env.TRUST_PROXY, false, 'no proxy is trusted unless the operator says so')
+  t.equal(env.METRICS_PORT, undefined, 'no metrics')
+  t.equal(env.METRICS_HOST, '127.0.0.1')
+  t.equal(env.OTEL_EXPORTER_OTLP_ENDPOINT, undefined, 'no tracing')
+  t.equal(env.OTEL_SERVICE_NAME, 'agent-stack')
+})
+
+t.test('the metrics port may be random like PORT (tests), and a collector may be named by IPv6 address', async (t) => {
+  t.equal(loadEnv({ PORT: '0', METRICS_PORT: '0' }).env.METRICS_PORT, 0, 'two random ports (tests) never collide')
+  t.equal(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://[::1]:4318/otlp' }).env.OTEL_EXPORTER_OTLP_ENDPOINT, 'https://[::1]:4318/otlp')
 })
 
 t.test('an empty string counts as unset, so a blank line in a .env file means the default', async (t) => {
-  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'SERVE_SOURCE_MAPS', 'SHUTDOWN_DELAY_MS', 'SHUTDOWN_IDLE_GRACE_MS', 'TRUST_PROXY'].map((name) => [name, '']))
+  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'SERVE_SOURCE_MAPS', 'SHUTDOWN_DELAY_MS', 'SHUTDOWN_IDLE_GRACE_MS', 'METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'TRUST_PROXY'].map((name) => [name, '']))
   const { env } = loadEnv(blank)
   const defaults = loadEnv({}).env
   t.same({ ...env, SESSION_SECRET: [], HONEYPOT_SECRET: [] }, { ...defaults, SESSION_SECRET: [], HONEYPOT_SECRET: [] })
@@ -57,6 +66,10 @@ t.test('valid values are read and converted to their types', async (t) => {
     SHUTDOWN_DELAY_MS: '5000',
     SHUTDOWN_IDLE_GRACE_MS: '15000',
     TRUST_PROXY: '10.0.0.0/8, 192.168.1.7',
+    METRICS_PORT: '9464',
+    METRICS_HOST: '0.0.0.0',
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+    OTEL_SERVICE_NAME: 'shop-web',
     UNRELATED_VARIABLE: 'ignored'
   })
   t.same(env, {
@@ -74,7 +87,11 @@ t.test('valid values are read and converted to their types', async (t) => {
     SERVE_SOURCE_MAPS: 'true',
     SHUTDOWN_DELAY_MS: 5000,
     SHUTDOWN_IDLE_GRACE_MS: 15000,
-    TRUST_PROXY: ['10.0.0.0/8', '192.168.1.7']
+    TRUST_PROXY: ['10.0.0.0/8', '192.168.1.7'],
+    METRICS_PORT: 9464,
+    METRICS_HOST: '0.0.0.0',
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+    OTEL_SERVICE_NAME: 'shop-web'
   })
   t.same(warnings, [], 'nothing to warn about when the secrets are given')
 })
@@ -115,7 +132,15 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['TRUST_PROXY', '10.0.0.0/8/8', /CIDR ranges/],
     ['TRUST_PROXY', '10.0.0.1,', /CIDR ranges/],
     ['TRUST_PROXY', 'proxy.internal', /CIDR ranges/],
-    ['TRUST_PROXY', '256.0.0.1', /CIDR ranges/]
+    ['TRUST_PROXY', '256.0.0.1', /CIDR ranges/],
+    ['METRICS_PORT', '9464x', /a port number from 0 to 65535, other than PORT/],
+    ['METRICS_PORT', '70000', /a port number from 0 to 65535/],
+    ['METRICS_PORT', '3000', /a port other than PORT/],
+    ['METRICS_HOST', 'all of them', /a host name or IP address/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'otel-collector:4318', /the http\(s\) URL of an OTLP\/HTTP collector/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://otel-collector:4317', /the http\(s\) URL of an OTLP\/HTTP collector/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector /v1', /the http\(s\) URL/],
+    ['OTEL_SERVICE_NAME', 'agent stack', /letters, digits, "\.", "-" and "_"/]
   ]
   for (const [name, value, accepts] of cases) {
     const problems = problemsOf(t, { ...SECRETS, [name]: value })

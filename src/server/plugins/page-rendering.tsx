@@ -70,6 +70,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
     const key = renderCacheKey(data, fillings, findPage(page.id, pages)?.cache !== false)
     const template = key === null ? undefined : cache.get(key)
+    reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
     if (template) {
       const html = fillTemplate(template, fillings)
       reply.status(page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
@@ -89,6 +90,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
       onShellFailed
     })
     render(data, (error) => {
+      reply.documentFailed()
       request.log.error({ err: error }, 'the document shell failed to render')
       render({ ...data, toast: null, page: SERVER_ERROR_PAGE }, (again) => {
         request.log.error({ err: again }, 'the error document failed to render')
@@ -96,4 +98,4 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
       })
     })
   })
-}, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts'] })
+}, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

@@ -1,11 +1,11 @@
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { errorCodes, type FastifyInstance, type FastifyRequest, type FastifySchemaValidationError } from 'fastify'
+import { errorCodes, type FastifyInstance, type FastifySchemaValidationError } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
 import { isCrossSite } from '../cross-site.js'
 import { clientError } from '../errors.js'
-import { varyByAccept, wantsJson } from '../negotiation.js'
+import { mediaTypeOf, varyByAccept, wantsJson } from '../negotiation.js'
 
 export const ThemeSwitchBody = Type.Object({
   theme: Type.Enum(THEME_PREFERENCES),
@@ -25,12 +25,6 @@ function validationMessage (errors: FastifySchemaValidationError[]): string {
   return `The body must be a form or a JSON object with a theme (${THEMES_IN_WORDS}).`
 }
 
-function mediaType (request: FastifyRequest): string {
-  const header = request.headers['content-type'] ?? ''
-  const end = header.indexOf(';')
-  return (end === -1 ? header : header.slice(0, end)).trim().toLowerCase()
-}
-
 /** POST /resources/theme-switch: a form gets a 303 to a same-site path, a script its JSON; bad input a 4xx. */
 export async function themeSwitchRoutes (app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(THEME_SWITCH_PATH, {
@@ -46,12 +40,13 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
         done(clientError('CROSS_SITE', 'This request came from another site, so the theme was not changed.'))
         return
       }
-      const type = mediaType(request)
+      const type = mediaTypeOf(request)
       done(ACCEPTED_TYPES.has(type) ? undefined : new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type || 'none'))
     }
   }, (request, reply) => {
     const { theme, redirectTo } = request.body
     app.themeCookie.write(reply, theme)
+    app.metrics?.themeSwitched(theme)
     varyByAccept(reply.header('Cache-Control', 'no-store'))
     if (wantsJson(request)) reply.send({ theme })
     else reply.redirect(safeRedirect(redirectTo), 303)
