@@ -21,7 +21,8 @@ export const TEST_SECRETS = {
 
 /** The environment tests run with: the embedded defaults plus fixed secrets, overridable per test. */
 export function testEnv (overrides: Record<string, string> = {}): Env {
-  return loadEnv({ NODE_ENV: 'test', ...TEST_SECRETS, ...overrides }).env
+  // No load shedding unless a test turns it on: a busy test machine's event-loop delay is not the app's behaviour.
+  return loadEnv({ NODE_ENV: 'test', LOAD_SHEDDING_DELAY_MS: '0', ...TEST_SECRETS, ...overrides }).env
 }
 
 /** The app's options, with `env` as overrides of the test environment (raw strings, validated like the real ones). */

@@ -74,7 +74,7 @@ export function startProcess (t: Test, [command = '', ...args]: string[], env: R
     }
   })
 
-  function waitForLog (matches: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> {
+  function waitForLog (matches: (line: LogLine) => boolean, timeoutMs = 30_000): Promise<LogLine> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = lines.find(matches)
