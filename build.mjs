@@ -79,7 +79,11 @@ export const serverCodeStaysOnServer = {
   }
 }
 
-const clientOptions = {
+/**
+ * The browser bundle's options; tests build entries of their own with them (test/helpers/test-client.ts).
+ * @type {import('esbuild').BuildOptions & { metafile: true }}
+ */
+export const clientOptions = {
   entryPoints: { entry: 'src/client/entry.tsx', styles: 'src/ui/styles.css' },
   bundle: true,
   splitting: true,

@@ -10,36 +10,15 @@ import { PAGES } from '../../../src/ui/page-table.js'
 import { build, pageData, postForm, setCookie } from '../../helpers/app.js'
 import { renderedHoneypot, withHoneypot } from '../../helpers/forms.js'
 import { CONTACT_PAGE, CONTACT_PATH } from '../../fixtures/contact-form/page.js'
-import { contactForm, contactLoader, TAKEN_EMAIL, TOPICS, type Contact } from '../../fixtures/contact-form/route.js'
+import { contactForm, contactLoader, TAKEN_EMAIL, TOPICS, VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES, type Contact } from '../../fixtures/contact-form/route.js'
 
 const T0 = 1_750_000_000_000
 /** What the site's own form sends besides its fields, as Chromium does (inject's Host is localhost:80). */
 const SAME_ORIGIN = { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' }
 
-const VALID = {
-  name: 'Ada Lovelace',
-  email: 'ada@example.com',
-  age: '36',
-  topic: 'question',
-  message: 'How does the engine handle loops?',
-  password: 'correct horse battery',
-  terms: 'on'
-}
-
-/** Every field wrong, as a person might send it; the password is a secret that must never come back. */
-const WRONG = { name: '', email: 'ada at example', age: '12', topic: 'other', message: 'Hi <b>', password: 'short-pw', terms: '' }
-const SECRET = 'hunter2'
-
-/** The message each wrong field gets, in the form's order: its own text, one per rule, its description, the defaults. */
-const WRONG_MESSAGES = {
-  name: 'Enter your name',
-  email: 'Enter an email address, like name@example.com.',
-  age: 'Enter your age in years, 18 or over',
-  topic: 'Choose one of the options.',
-  message: 'Enter at least 10 characters.',
-  password: 'Use at least 8 characters for your password',
-  terms: 'Tick the box to accept the terms'
-}
+const VALID = VALID_ANSWERS
+const WRONG = WRONG_ANSWERS
+const SECRET = WRONG_ANSWERS.password!
 
 type Build = Parameters<typeof build>[0]
 
@@ -150,7 +129,7 @@ t.test('Fastify\'s default validator would have stripped the honeypot fields (wh
 
 t.test('without JavaScript, wrong answers get the same page again (422): each message by its field, what was typed kept, the secret not', async (t) => {
   const { app, post, received, logs, props } = await buildContact(t)
-  const response = await post({ ...WRONG, password: SECRET })
+  const response = await post(WRONG)
   t.equal(response.statusCode, 422)
   t.match(response.headers['content-type'], /^text\/html/)
   t.equal(response.headers['cache-control'], 'no-store')
@@ -159,10 +138,10 @@ t.test('without JavaScript, wrong answers get the same page again (422): each me
 
   const { page, honeyProps } = pageData(response.body)
   t.same(page.data, { topics: TOPICS }, 'the page\'s loader ran again for it')
-  t.same(page.form?.errors, { ...WRONG_MESSAGES, password: 'Use at least 8 characters for your password' })
+  t.same(page.form?.errors, WRONG_MESSAGES)
   t.equal(page.form?.message, ERRORS.FORM_INVALID.message)
   t.equal(page.form?.action, CONTACT_PATH)
-  t.same(page.form?.values, { name: '', email: 'ada at example', age: '12', topic: 'other', message: 'Hi <b>', terms: '' }, 'as typed, as text')
+  t.same(page.form?.values, { name: '', email: 'ada at example', age: '12', topic: '', message: 'Hi <b>' }, 'as typed, as text')
   t.notMatch(response.body, SECRET, 'the password is nowhere in the page')
   t.not(honeyProps.encryptedValidFrom, props.encryptedValidFrom, 'a fresh honeypot timestamp for the next try')
 
@@ -170,8 +149,8 @@ t.test('without JavaScript, wrong answers get the same page again (422): each me
   t.match(control(response.body, 'message'), /<textarea/)
   t.match(response.body, /<textarea[^>]*>Hi &lt;b&gt;<\/textarea>/, 'escaped, not markup')
   t.notMatch(control(response.body, 'password'), 'value=', 'the password box is empty')
-  t.match(response.body, /<option value="other"|<select[^>]*name="topic"/, 'the select is there')
-  for (const [name, message] of Object.entries({ ...WRONG_MESSAGES, password: 'Use at least 8 characters for your password' })) {
+  t.match(response.body, '<option value="feedback">Feedback</option>', 'the select, with the loader\'s topics')
+  for (const [name, message] of Object.entries(WRONG_MESSAGES)) {
     const tag = control(response.body, name)
     t.match(tag, 'aria-invalid="true"', `${name} is marked invalid`)
     const describedBy = /aria-describedby="([^"]*)"/.exec(tag)?.[1] ?? ''
@@ -197,7 +176,7 @@ t.test('without JavaScript, wrong answers get the same page again (422): each me
 
 t.test('a script gets the same messages as JSON (422), and nothing it sent back', async (t) => {
   const { post, postJson, received } = await buildContact(t)
-  for (const response of [await post({ ...WRONG, password: SECRET }, { accept: 'application/json' }), await postJson({ ...WRONG, password: SECRET, age: 12, terms: false })]) {
+  for (const response of [await post(WRONG, { accept: 'application/json' }), await postJson({ ...WRONG, age: 12, terms: false })]) {
     t.equal(response.statusCode, 422)
     t.equal(response.headers['cache-control'], 'no-store')
     const body = response.json()
@@ -207,10 +186,10 @@ t.test('a script gets the same messages as JSON (422), and nothing it sent back'
     t.notMatch(response.body, 'ada at example')
     assertNothingDone(t, response, received)
   }
-  const json = (await postJson({ ...WRONG, password: SECRET, age: 12, terms: false })).json()
-  t.same(json.errors, { ...WRONG_MESSAGES, name: 'Enter your name', password: 'Use at least 8 characters for your password' })
+  const json = (await postJson({ ...WRONG, age: 12, terms: false })).json()
+  t.same(json.errors, WRONG_MESSAGES)
   const empty = (await postJson({ name: 'Ada' })).json()
-  t.same(empty.errors, { email: 'This field is required.', topic: 'This field is required.', message: 'This field is required.', password: 'Choose a password', terms: 'Tick the box to accept the terms' }, 'missing fields, from JSON')
+  t.same(empty.errors, { email: 'This field is required.', topic: 'Choose a topic', message: 'This field is required.', password: 'Choose a password', terms: 'Tick the box to accept the terms' }, 'missing fields, from JSON')
 })
 
 t.test('an empty box counts as no answer, and an optional one may stay empty', async (t) => {
@@ -238,6 +217,10 @@ t.test('the handler may refuse answers too: the same 422, with its message', asy
   t.equal(page.statusCode, 422)
   t.same(pageData(page.body).page.form?.errors, { email: 'This address is already registered' })
   t.equal(pageData(page.body).page.form?.values.name, 'Ada Lovelace')
+  t.match(page.body, '<option value="question" selected="">', 'the chosen topic, chosen again')
+  t.match(control(page.body, 'terms'), 'checked=""', 'the box, ticked again')
+  t.match(control(page.body, 'age'), 'value="36"')
+  t.notMatch(control(page.body, 'password'), 'value=')
   const json = await post({ ...VALID, email: TAKEN_EMAIL }, { accept: 'application/json' })
   t.same(json.json().errors, { email: 'This address is already registered' })
   t.equal(setCookie(page, FLASH_TOAST_COOKIE), undefined)
