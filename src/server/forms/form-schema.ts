@@ -57,12 +57,12 @@ export class FormSchema<S extends TObject> {
    * number field, a ticked box (`on`) as true, one value as a list of one.
    */
   read (body: Record<string, unknown>, { fromForm, ignore }: { fromForm: boolean, ignore: ReadonlySet<string> }): FormRead<Static<S>> {
-    const candidate: Record<string, unknown> = {}
-    for (const name of Object.keys(body)) {
-      if (ignore.has(name)) continue
+    // Own properties, made as such: assigning a field named `__proto__` would set the object's prototype instead.
+    const candidate: Record<string, unknown> = Object.fromEntries(Object.keys(body).flatMap((name) => {
+      if (ignore.has(name)) return []
       const value = fromForm ? this.#fromForm(name, body[name]) : body[name]
-      if (value !== undefined) candidate[name] = value
-    }
+      return value === undefined ? [] : [[name, value]]
+    }))
     if (this.#check.Check(candidate)) return { ok: true, value: candidate as Static<S> }
 
     const errors: FieldErrors = {}
