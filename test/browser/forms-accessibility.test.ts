@@ -1,4 +1,5 @@
-import t from 'tap'
+import type { Page } from 'playwright-core'
+import t, { type Test } from 'tap'
 import type { Theme } from '../../src/shared/theme.js'
 import { assertAccessible } from '../helpers/axe.js'
 import { launchBrowser } from '../helpers/browser.js'
@@ -62,9 +63,9 @@ t.test('the form kit, for everyone', async (t) => {
     t.equal(received.length, 1, 'a second press while sending sent nothing')
   })
 
-  await t.test('in forced colours a wrong field is marked by more than colour, and for reduced motion the pending mark holds still', async (t) => {
-    const { page, context } = await openContact(t, browser, url!, true)
-    await page.emulateMedia({ reducedMotion: 'reduce', forcedColors: 'active' })
+  await t.test('in forced colours a wrong field is marked by more than colour', async (t) => {
+    const { page } = await openContact(t, browser, url!, true)
+    await page.emulateMedia({ forcedColors: 'active' })
     await fill(page, WRONG_ANSWERS)
     await page.click(SEND)
     await summaryText(page)
@@ -74,15 +75,26 @@ t.test('the form kit, for everyone', async (t) => {
       return { bar: field.borderLeftWidth, border: input.borderTopWidth, summary: getComputedStyle(document.querySelector('.form-summary')!).borderTopWidth }
     })
     t.same(marks, { bar: '4px', border: '2px', summary: '3px' }, 'a bar, a thicker border and a framed summary, which forced colours keep')
+  })
+
+  /** The spinner of a submission held on its way for good, with `media` emulated. */
+  async function pendingSpinner (t: Test, media: Parameters<Page['emulateMedia']>[0]) {
+    const { page, context } = await openContact(t, browser, url!, true)
+    await page.emulateMedia(media)
     await fill(page, VALID_ANSWERS)
-    // Held for good: the pending state is what is looked at.
     await context.route(`${url}${CONTACT_PATH}`, async (route) => {
       if (route.request().method() !== 'POST') await route.continue()
     })
     await page.click(SEND)
     const spinner = page.locator('.form-spinner')
     await spinner.waitFor({ state: 'visible' })
-    t.equal(await spinner.evaluate((element) => element.getAnimations().length), 0, 'no turning')
-    t.equal(await spinner.evaluate((element) => getComputedStyle(element).borderTopStyle), 'dotted', 'a still, dotted ring')
+    return spinner.evaluate((element) => ({ turning: element.getAnimations().length > 0, style: getComputedStyle(element).borderTopStyle }))
+  }
+
+  await t.test('the pending mark turns, but holds still for reduced motion and in forced colours', async (t) => {
+    t.same(await pendingSpinner(t, { reducedMotion: 'no-preference', forcedColors: 'none' }), { turning: true, style: 'solid' }, 'a turning ring by default')
+    t.same(await pendingSpinner(t, { reducedMotion: 'reduce' }), { turning: false, style: 'dotted' }, 'a still, dotted ring for reduced motion')
+    // A transparent quarter would be painted over in forced colours: a turning full ring shows nothing.
+    t.same(await pendingSpinner(t, { forcedColors: 'active' }), { turning: false, style: 'dotted' }, 'and in forced colours')
   })
 })
