@@ -38,7 +38,7 @@ export interface FormRouteOptions<S extends TObject> {
   path?: string
   /** The form's fields. Messages come from each field's `errorMessage`, else its `description`, else a plain default; `writeOnly: true` marks one never sent back (a password). */
   schema: S
-  /** Runs only for answers that passed every check: same site, a person, the schema. */
+  /** Runs only for answers that passed every check: same site, a person, the schema. One that sends the reply itself has the last word. */
   handle: (context: FormContext<Static<S>>) => FormOutcome<Static<S>> | undefined | void | Promise<FormOutcome<Static<S>> | undefined | void>
   /** Bytes; the app's 64 KiB by default. */
   bodyLimit?: number

@@ -359,6 +359,21 @@ t.test('a redirect the handler asks for stays on this site', async (t) => {
   }
 })
 
+t.test('a handler that answers itself has the last word', async (t) => {
+  const { app, logs } = await build(t, {
+    pages: [...PAGES, CONTACT_PAGE],
+    loaders: new Map([contactLoader]),
+    forms: [defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ note: Type.String() }), handle: ({ reply }) => { reply.code(202).send('queued') } })],
+    honeypot: { timing: false }
+  })
+  const props = await renderedHoneypot(app, CONTACT_PATH)
+  const response = await postForm(app, CONTACT_PATH, withHoneypot(props, { note: 'hello' }))
+  t.equal(response.statusCode, 202)
+  t.equal(response.body, 'queued')
+  t.equal(response.headers.location, undefined)
+  t.same(logs.filter((line) => line.level >= 40), [], 'nothing sent twice')
+})
+
 t.test('a form route needs an object schema and an address', async (t) => {
   t.throws(() => defineFormRoute({ page: CONTACT_PAGE, schema: Type.String() as never, handle: () => undefined }), /must be a Type\.Object/)
   t.throws(() => defineFormRoute({ page: { ...CONTACT_PAGE, path: undefined }, schema: Type.Object({}), handle: () => undefined }), /has no path/)
