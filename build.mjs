@@ -79,7 +79,11 @@ export const serverCodeStaysOnServer = {
   }
 }
 
-const clientOptions = {
+/**
+ * The browser bundle's options; tests build entries of their own with them (test/helpers/test-client.ts).
+ * @type {import('esbuild').BuildOptions & { metafile: true }}
+ */
+export const clientOptions = {
   entryPoints: { entry: 'src/client/entry.tsx', styles: 'src/ui/styles.css' },
   bundle: true,
   splitting: true,
@@ -126,10 +130,10 @@ const serverOptions = (mode) => ({
 /** The server bundle alone, in React's `mode` build; tests build the development one beside the production one. */
 export const buildServer = ({ mode, outdir = serverOut }) => esbuild.build({ ...serverOptions(mode), outdir })
 
-/** The client entry's output and every chunk it imports statically, transitively: what hydration waits for. */
-export function initialOutputs (metafile) {
-  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'src/client/entry.tsx')?.[0]
-  if (!entry) throw new Error('the build produced no client entry')
+/** An entry's output and every chunk it imports statically, transitively: what hydration waits for. */
+export function initialOutputs (metafile, entryPoint = 'src/client/entry.tsx') {
+  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === entryPoint)?.[0]
+  if (!entry) throw new Error(`the build produced no output for ${entryPoint}`)
   const found = new Set([entry])
   const visit = (file) => {
     for (const imported of metafile.outputs[file]?.imports ?? []) {

@@ -9,16 +9,20 @@ import { loadAssetManifest } from './assets.js'
 import type { Env } from './env.js'
 import { handleError } from './error-handler.js'
 import { flashToasts } from './flash-toast.js'
+import type { FormRoute } from './forms/define-form-route.js'
+import { FORM_ROUTES } from './forms/index.js'
 import type { HoneypotOptions } from './honeypot.js'
 import { notFound } from './not-found.js'
 import { LOADERS, type LoaderTable } from './pages/index.js'
 import { allowedMethods } from './plugins/allowed-methods.js'
 import { compression } from './plugins/compression.js'
+import { cookieAttributes } from './plugins/cookie-attributes.js'
 import { documentTimingPlugin } from './plugins/document-timing.js'
 import { gracefulClose } from './plugins/graceful-close.js'
 import { honeypot } from './plugins/honeypot.js'
 import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
 import { metrics } from './plugins/metrics.js'
+import { pageLoading } from './plugins/page-loading.js'
 import { pageRendering } from './plugins/page-rendering.js'
 import { plainHttpWarning } from './plugins/plain-http-warning.js'
 import { readiness } from './plugins/readiness.js'
@@ -39,9 +43,10 @@ export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 export interface AppOptions {
   env: Env
   logger?: FastifyServerOptions['logger']
-  /** Tests pass more pages and loaders, and the options below. */
+  /** Tests pass more pages, loaders and form routes, and the options below. */
   pages?: readonly AnyPage[]
   loaders?: LoaderTable
+  forms?: readonly FormRoute[]
   distDir?: string
   loadShedding?: LoadSheddingOptions
   honeypot?: Omit<HoneypotOptions, 'secret'>
@@ -75,6 +80,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const pages = options.pages ?? PAGES
+  const loaders = options.loaders ?? LOADERS
   const secure = env.NODE_ENV === 'production'
 
   if (options.instrumentation) await app.register(options.instrumentation)
@@ -88,11 +94,13 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(compression)
   // Newest first: @fastify/cookie signs with the first secret and verifies with any.
   await app.register(cookie, { secret: [...env.SESSION_SECRET] })
+  await app.register(cookieAttributes, { secure })
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
   await app.register(documentTimingPlugin)
   await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages })
+  await app.register(pageLoading, { loaders })
   await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
@@ -104,7 +112,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(probeRoutes)
   await app.register(themeSwitchRoutes)
   await app.register(cspReportRoutes, options.cspReports ?? {})
-  await app.register(pageRoutes, { pages, loaders: options.loaders ?? LOADERS })
+  await app.register(pageRoutes, { pages, loaders })
+  for (const form of options.forms ?? FORM_ROUTES) await app.register(form)
   const { routes } = options
   if (routes) await app.register(async (scope) => { await routes(scope) })
 

@@ -53,11 +53,12 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): s
 
 /**
  * The key of a document, or null to render every time: a flash toast shows
- * once, a `cache: false` page reads more than its data, and data carrying a
- * filling would become a slot (another visitor's token in place of a URL).
+ * once, a refused form holds what one visitor typed, a `cache: false` page
+ * reads more than its data, and data carrying a filling would become a slot
+ * (another visitor's token in place of a URL).
  */
 export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: boolean): string | null {
-  if (!cacheable || data.toast) return null
+  if (!cacheable || data.toast || data.page.form) return null
   const key = JSON.stringify([data.requestInfo, data.page])
   return key.includes(fillings.honeypotToken) || key.includes(fillings.nonce) ? null : key
 }

@@ -1,4 +1,5 @@
 import type { HintSources, Hints } from './client-hints.js'
+import type { FormState } from './form-state.js'
 import type { ThemePreference } from './theme.js'
 import type { ToastSchema } from './toast-schema.js'
 import type { Static } from 'typebox'
@@ -43,6 +44,8 @@ export interface PageState {
   id: string
   status: number
   data: unknown
+  /** A refused form submission shown on the page: one visitor's, so never cached. */
+  form?: FormState
 }
 
 export interface PageData {

@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
+import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
 import { usePage } from './page-table.js'
 import { ErrorPage } from './pages/error.js'
@@ -30,5 +31,9 @@ function Outlet ({ data }: { data: PageData }) {
   const page = usePage(data.page.id)
   if (!page) return <ErrorPage />
   const { Component } = page
-  return <Component data={data.page.data} />
+  return (
+    <PageFormStateContext value={data.page.form ?? null}>
+      <Component data={data.page.data} />
+    </PageFormStateContext>
+  )
 }

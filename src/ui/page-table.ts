@@ -1,4 +1,5 @@
 import { createContext, useContext, type ComponentType } from 'react'
+import { definePage } from './define-page.js'
 import { HomePage } from './pages/home.js'
 import { NotFoundPage } from './pages/not-found.js'
 import { ClientErrorPage } from './pages/client-error.js'
@@ -21,9 +22,7 @@ export interface PageDefinition<Data = unknown> {
 
 export type AnyPage = PageDefinition<any>
 
-export function definePage<Data> (page: PageDefinition<Data>): PageDefinition<Data> {
-  return page
-}
+export { definePage }
 
 export const HOME = definePage({ id: 'home', path: '/', Component: HomePage })
 

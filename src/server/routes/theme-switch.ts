@@ -1,11 +1,11 @@
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { errorCodes, type FastifyInstance, type FastifySchemaValidationError } from 'fastify'
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
-import { isCrossSite } from '../cross-site.js'
 import { clientError } from '../errors.js'
-import { mediaTypeOf, varyByAccept, wantsJson } from '../negotiation.js'
+import { refuseForeignRequests } from '../forms/form-request.js'
+import { varyByAccept, wantsJson } from '../negotiation.js'
 
 export const ThemeSwitchBody = Type.Object({
   theme: Type.Enum(THEME_PREFERENCES),
@@ -14,7 +14,6 @@ export const ThemeSwitchBody = Type.Object({
 export type ThemeSwitchBody = Static<typeof ThemeSwitchBody>
 
 const BODY_LIMIT = 4 * 1024
-const ACCEPTED_TYPES = new Set(['application/x-www-form-urlencoded', 'application/json'])
 const THEMES_IN_WORDS = 'system, light or dark'
 
 function validationMessage (errors: FastifySchemaValidationError[]): string {
@@ -34,15 +33,7 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
     // Fastify's default Ajv coerces `{"theme":["dark"]}` to "dark"; TypeBox's checker refuses it.
     validatorCompiler: TypeBoxValidatorCompiler,
     schemaErrorFormatter: (errors) => clientError('FST_ERR_VALIDATION', validationMessage(errors)),
-    onRequest: (request, _reply, done) => {
-      // Before the body is read: another site's form must change nothing (login CSRF's cousin).
-      if (isCrossSite(request)) {
-        done(clientError('CROSS_SITE', 'This request came from another site, so the theme was not changed.'))
-        return
-      }
-      const type = mediaTypeOf(request)
-      done(ACCEPTED_TYPES.has(type) ? undefined : new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type || 'none'))
-    }
+    onRequest: refuseForeignRequests('This request came from another site, so the theme was not changed.')
   }, (request, reply) => {
     const { theme, redirectTo } = request.body
     app.themeCookie.write(reply, theme)
