@@ -27,7 +27,7 @@ const SOURCES = ['src', 'static', 'build.mjs', 'package.json', 'package-lock.jso
 
 // sonner injects its stylesheet into <head> at import time, which the nonce-based
 // CSP refuses; its styles ship in our hashed stylesheet instead (src/ui/styles.css).
-const sonnerWithoutStyleInjection = {
+export const sonnerWithoutStyleInjection = {
   name: 'sonner-without-style-injection',
   setup (build) {
     build.onLoad({ filter: /sonner[\\/]dist[\\/]index\.mjs$/ }, async ({ path }) => {

@@ -15,12 +15,6 @@ const MOVING = /^(transform|translate|scale|rotate|top|right|bottom|left|inset.*
 
 interface Running { kind: string, properties: string[], target: string }
 
-declare global {
-  interface Window {
-    __toast?: { success: (message: string) => unknown, dismiss: () => void }
-  }
-}
-
 /** Every animation and transition running during the next `frames` frames, with the properties it animates. */
 function runningDuring (page: Page, frames: number): Promise<Running[]> {
   return page.evaluate((frames) => new Promise<Running[]>((resolve) => {
