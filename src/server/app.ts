@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { PAGES, type AnyPage } from '../ui/page-table.js'
 import { loadAssetManifest } from './assets.js'
 import type { Env } from './env.js'
+import type { DevTools } from './dev/dev-tools.js'
 import { handleError } from './error-handler.js'
 import { flashToasts } from './flash-toast.js'
 import type { HoneypotOptions } from './honeypot.js'
@@ -41,6 +42,8 @@ export interface AppOptions {
   honeypot?: Omit<HoneypotOptions, 'secret'>
   timeouts?: Partial<Timeouts>
   routes?: (app: FastifyInstance) => void | Promise<void>
+  /** `npm run dev`'s additions (src/server/dev/), passed by main.ts only in a development build. */
+  devTools?: DevTools
 }
 
 const REQUEST_ID = /^[\w.-]{1,128}$/
@@ -61,7 +64,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
       const given = request.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId()
     },
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // The development server logs one line per request instead of two long ones.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: options.devTools !== undefined }),
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
     routerOptions: ROUTER_OPTIONS,
@@ -82,7 +86,9 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
-  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, devTools: options.devTools })
+  // Before the not-found handling, so that its request log sees those answers too.
+  if (options.devTools) await app.register(options.devTools.plugin)
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
   await app.register(formbody)

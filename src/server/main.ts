@@ -13,8 +13,11 @@ try {
 }
 
 const { env, warnings } = loaded
+// build.mjs defines NODE_ENV per bundle: a production bundle holds none of the development tools.
+const devTools = process.env.NODE_ENV === 'development' ? (await import('./dev/dev-tools.js')).devTools() : undefined
 const app = await buildApp({
   env,
+  devTools,
   logger: {
     level: env.LOG_LEVEL,
     ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
@@ -31,6 +34,7 @@ closeWithGrace({ delay: drain.delayMs + drain.idleGraceMs + 10_000 }, async ({ s
 })
 
 try {
+  await devTools?.beforeListen()
   await app.listen({ port: env.PORT, host: env.HOST })
 } catch (error) {
   app.log.fatal({ err: error }, 'could not start listening')
