@@ -58,10 +58,10 @@ interface DevLoop {
 /** `npm run dev` in `dir` on a free port, in a process group of its own; killed with it at teardown if still running. */
 async function startDevLoop (t: Test, dir: string): Promise<DevLoop> {
   const port = await freePort()
-  // A person's shell: nothing of this test run's tap, coverage or mode. tap puts its process tracking
-  // (with signal handlers of its own) into NODE_OPTIONS of whatever a test spawns: env takes it out.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TAP|_TAPJS|NODE_OPTIONS$|NODE_V8_COVERAGE$|NODE_ENV$)/.test(name)))
-  const npm = spawn('env', ['-u', 'NODE_OPTIONS', 'npm', 'run', 'dev'], { cwd: dir, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  // A person's shell: nothing of this run of tap, which hands its process tracking (coverage, and
+  // signal handlers of its own) to whatever a test spawns, through variables that `env -i` leaves behind.
+  const person = ['PATH', 'HOME'].flatMap((name) => process.env[name] === undefined ? [] : [`${name}=${process.env[name]}`])
+  const npm = spawn('env', ['-i', ...person, `PORT=${port}`, 'HOST=127.0.0.1', 'npm', 'run', 'dev'], { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const waiters = new Set<() => void>()
   const append = (chunk: Buffer) => {

@@ -10,22 +10,26 @@ import t from 'tap'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-/** `npm test -- …args` as a person runs it, outside this run of tap (whose variables would make it a child of this one). */
+/**
+ * `npm test -- …args` as a person runs it, from a clean environment: this run
+ * of tap hands its own (coverage included) to whatever a test spawns, through
+ * variables that `env -i` leaves behind.
+ */
 function npmTest (...args: string[]) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TAP|_TAPJS|NODE_OPTIONS$|NODE_V8_COVERAGE$)/.test(name)))
-  const run = spawnSync(process.execPath, ['test/run.mjs', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 90_000 })
+  const person = ['PATH', 'HOME'].flatMap((name) => process.env[name] === undefined ? [] : [`${name}=${process.env[name]}`])
+  const run = spawnSync('env', ['-i', ...person, process.execPath, 'test/run.mjs', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 90_000 })
   return { status: run.status, output: `${run.stdout}${run.stderr}` }
 }
 
 t.test('one passing file that covers little of src/: its tests run, without coverage, and the command succeeds', async (t) => {
   const { status, output } = npmTest('test/server/page-meta.test.ts')
-  t.equal(status, 0, output)
+  t.equal(status, 0, 'the command succeeds', { output })
   t.ok(output.includes('Running the named tests without coverage'), 'it says coverage is off, and why')
   t.ok(/# \{ total: \d+, pass: \d+ \}/.test(output), 'every test passed')
 })
 
 t.test('one failing file: the command fails', async (t) => {
   const { status, output } = npmTest('test/fixtures/failing.test.ts')
-  t.equal(status, 1, output)
+  t.equal(status, 1, 'the command fails', { output })
   t.ok(output.includes('fail: 1'), 'and says which failed')
 })
