@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process'
+import { cp, mkdtemp, realpath, rm, symlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
@@ -11,13 +14,23 @@ import t from 'tap'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /**
+ * A copy of the project with its build, sharing node_modules: tap keeps its
+ * state in .tap/ of the folder it runs in, where this run of tap is writing
+ * its coverage. Sources first, then the build, so the build is fresh.
+ */
+const copy = await realpath(await mkdtemp(join(tmpdir(), 'test-command-')))
+t.teardown(() => rm(copy, { recursive: true, force: true }))
+for (const entry of ['src', 'static', 'test', 'build.mjs', 'package.json', 'tsconfig.json', 'dist']) await cp(join(ROOT, entry), join(copy, entry), { recursive: true })
+await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
+
+/**
  * `npm test -- …args` as a person runs it, from a clean environment: this run
  * of tap hands its own (coverage included) to whatever a test spawns, through
  * variables that `env -i` leaves behind.
  */
 function npmTest (...args: string[]) {
   const person = ['PATH', 'HOME'].flatMap((name) => process.env[name] === undefined ? [] : [`${name}=${process.env[name]}`])
-  const run = spawnSync('env', ['-i', ...person, process.execPath, 'test/run.mjs', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 90_000 })
+  const run = spawnSync('env', ['-i', ...person, process.execPath, 'test/run.mjs', ...args], { cwd: copy, encoding: 'utf8', timeout: 90_000 })
   return { status: run.status, output: `${run.stdout}${run.stderr}` }
 }
 
