@@ -20,7 +20,7 @@ export interface DevTools {
   /** The script appended to a document's bootstrap script; `failure` when the document is an error page standing in for it. */
   documentScript: (failure: Failure | null) => string
   /**
-   * Resolves when this server may listen. build.mjs starts a new build's
+   * Resolves when this server may listen. dev-loop.mjs starts a new build's
    * server while the previous one still serves: it says it is ready and
    * listens once told the port is free, so a restart costs no start-up time.
    */
@@ -29,10 +29,10 @@ export interface DevTools {
 
 export const DEV_EVENTS_PATH = '/__dev/events'
 
-/** How build.mjs talks to its server over the IPC channel: the errors of the latest build, none when it succeeded. */
+/** How dev-loop.mjs talks to its server over the IPC channel: the errors of the latest build, none when it succeeded. */
 const BuildStatusSchema = Type.Object({ type: Type.Literal('build-status'), errors: Type.Array(BuildErrorSchema) })
 
-/** The IPC channel to build.mjs: `process` when it started this server, or a stand-in in tests. */
+/** The IPC channel to dev-loop.mjs: `process` when it started this server, or a stand-in in tests. */
 export interface Channel {
   on (event: 'message', listener: (message: unknown) => void): unknown
   on (event: 'disconnect', listener: () => void): unknown
@@ -43,7 +43,7 @@ export interface Channel {
 
 export interface DevToolsOptions {
   channel?: Channel | null
-  /** When build.mjs is gone (killed, crashed), this server must not outlive it holding the port. */
+  /** When dev-loop.mjs is gone (killed, crashed), this server must not outlive it holding the port. */
   onWatcherGone?: () => void
 }
 

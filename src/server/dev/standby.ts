@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url'
 
 /**
- * A development server in waiting. build.mjs starts one ahead of the next
+ * A development server in waiting. dev-loop.mjs starts one ahead of the next
  * build and has it load the packages the server imports; when that build is
  * written, the server itself is imported here, and only its own code is left
  * to load: the new build serves in a fraction of a cold start. Built into the
@@ -14,7 +14,7 @@ interface Start { type: 'start', entry: string }
 const isMessage = <T extends { type: string }>(message: unknown, type: T['type']): message is T =>
   typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type
 
-// Until it starts, nothing holds it when build.mjs is gone; once started, the server's own tools do (dev-tools.ts).
+// Until it starts, nothing holds it when dev-loop.mjs is gone; once started, the server's own tools do (dev-tools.ts).
 const leave = () => process.exit(0)
 process.once('disconnect', leave)
 
