@@ -63,12 +63,14 @@ const reportedErrors = (errors) => distinctMessages(errors).map(({ text, locatio
 function developmentServer () {
   let current = null
   let standby = null
-  // One pair of secrets for the whole loop, unless set: cookies and forms outlive a restart.
   const env = {
     NODE_ENV: 'development',
     LOG_PRETTY: 'true',
+    // One pair of secrets for the whole loop, unless set: cookies and forms outlive a restart.
     SESSION_SECRET: randomBytes(32).toString('base64url'),
     HONEYPOT_SECRET: randomBytes(32).toString('base64url'),
+    // No load shedding: a busy laptop (a type check, a first render of React's development build) is not an overload.
+    LOAD_SHEDDING_DELAY_MS: '0',
     ...process.env
   }
   const stopProcess = async (server) => {
