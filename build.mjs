@@ -1,8 +1,7 @@
 // Builds the server bundle and the browser bundle with esbuild.
 //   node build.mjs             build once
 //   node build.mjs --if-stale  build only when dist/ is missing or older than the sources
-//   node build.mjs --watch     rebuild on change and (re)start the server (npm run dev)
-import { spawn } from 'node:child_process'
+// The development loop (npm run dev) is dev-loop.mjs.
 import { createReadStream, createWriteStream } from 'node:fs'
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -12,14 +11,13 @@ import { fileURLToPath } from 'node:url'
 import { constants, createBrotliCompress, createGzip, gzipSync, brotliCompressSync } from 'node:zlib'
 import * as esbuild from 'esbuild'
 
-const root = dirname(fileURLToPath(import.meta.url))
-const dist = join(root, 'dist')
-const clientOut = join(dist, 'client')
+export const root = dirname(fileURLToPath(import.meta.url))
+export const dist = join(root, 'dist')
+export const clientOut = join(dist, 'client')
 const serverOut = join(dist, 'server')
 export const manifestPath = join(dist, 'manifest.json')
 
 const args = new Set(process.argv.slice(2))
-const watch = args.has('--watch')
 const log = (...parts) => { if (!args.has('--quiet')) console.log(...parts) }
 
 /** Sources whose change makes a build stale. */
@@ -27,7 +25,7 @@ const SOURCES = ['src', 'static', 'build.mjs', 'package.json', 'package-lock.jso
 
 // sonner injects its stylesheet into <head> at import time, which the nonce-based
 // CSP refuses; its styles ship in our hashed stylesheet instead (src/ui/styles.css).
-const sonnerWithoutStyleInjection = {
+export const sonnerWithoutStyleInjection = {
   name: 'sonner-without-style-injection',
   setup (build) {
     build.onLoad({ filter: /sonner[\\/]dist[\\/]index\.mjs$/ }, async ({ path }) => {
@@ -109,7 +107,7 @@ const BUNDLED_PACKAGES = ['react', 'react-dom', 'sonner']
 const { dependencies } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
 
 /** React's build is chosen here, not by NODE_ENV at run time: development for `npm run dev`, production otherwise. */
-const serverOptions = (mode) => ({
+export const serverOptions = (mode) => ({
   entryPoints: { main: 'src/server/main.ts' },
   bundle: true,
   format: 'esm',
@@ -147,7 +145,7 @@ export function initialOutputs (metafile, entryPoint = 'src/client/entry.tsx') {
 }
 
 /** The asset manifest the server writes its <script>, <link rel="modulepreload"> and stylesheet tags from. */
-function manifestFrom (metafile) {
+export function manifestFrom (metafile) {
   const toUrl = (file) => '/' + relative(clientOut, join(root, file)).split('\\').join('/')
   const styles = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'src/ui/styles.css')
   if (!styles) throw new Error('the build produced no stylesheet')
@@ -229,41 +227,15 @@ async function newestMtime (path) {
 async function isStale () {
   const built = await stat(manifestPath).catch(() => null)
   if (!built) return true
+  // npm run dev's build is never the one to serve or test.
+  if (JSON.parse(await readFile(manifestPath, 'utf8')).mode === 'development') return true
   const sources = await Promise.all(SOURCES.map((source) => newestMtime(join(root, source))))
   return Math.max(...sources) > built.mtimeMs
 }
 
-async function watchAndServe () {
-  let child = null
-  const restart = () => {
-    if (child) child.kill('SIGTERM')
-    child = spawn(process.execPath, ['--enable-source-maps', join(serverOut, 'main.js')], {
-      stdio: 'inherit',
-      env: { NODE_ENV: 'development', LOG_PRETTY: 'true', ...process.env }
-    })
-  }
-  const onRebuild = (what) => ({
-    name: `restart-on-${what}`,
-    setup (build) {
-      build.onEnd(async (result) => {
-        if (result.errors.length > 0) return
-        if (what === 'client') await writeFile(manifestPath, JSON.stringify(manifestFrom(result.metafile), null, 2))
-        log(`${what} rebuilt, restarting the server`)
-        restart()
-      })
-    }
-  })
-  await buildAll()
-  const clientContext = await esbuild.context({ ...clientOptions, plugins: [...clientOptions.plugins, onRebuild('client')] })
-  const development = serverOptions('development')
-  const serverContext = await esbuild.context({ ...development, plugins: [...development.plugins, onRebuild('server')] })
-  await Promise.all([clientContext.watch(), serverContext.watch()])
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    if (watch) await watchAndServe()
-    else if (!args.has('--if-stale') || await isStale()) await buildAll()
+    if (!args.has('--if-stale') || await isStale()) await buildAll()
   } catch (error) {
     console.error(error.message)
     process.exitCode = 1

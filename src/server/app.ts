@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { PAGES, type AnyPage } from '../ui/page-table.js'
 import { loadAssetManifest } from './assets.js'
 import type { Env } from './env.js'
+import type { DevTools } from './dev/dev-tools.js'
 import { handleError } from './error-handler.js'
 import { flashToasts } from './flash-toast.js'
 import type { FormRoute } from './forms/define-form-route.js'
@@ -55,6 +56,8 @@ export interface AppOptions {
   /** Registered before anything else, to see every route: tracing (src/server/tracing.ts) when configured. */
   instrumentation?: FastifyPluginAsync
   routes?: (app: FastifyInstance) => void | Promise<void>
+  /** `npm run dev`'s additions (src/server/dev/), passed by main.ts only in a development build. */
+  devTools?: DevTools
 }
 
 /** Ids are drawn per process, not per app: instances built in one process (tests) never share one. */
@@ -69,7 +72,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: env.LOG_LEVEL },
     genReqId: createGenReqId(trustedProxyPredicate(env.TRUST_PROXY), nextRequestId),
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // The development server logs one line per request instead of two long ones.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: options.devTools !== undefined }),
     ...timeoutOptions(options.timeouts),
     bodyLimit: 64 * 1024,
     // request.ip, protocol and host come from X-Forwarded-* only from proxies the operator named.
@@ -99,9 +103,11 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
   await app.register(documentTimingPlugin)
-  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, devTools: options.devTools })
   await app.register(pageLoading, { loaders })
   await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
+  // Before the not-found handling, so that its request log sees those answers too.
+  if (options.devTools) await app.register(options.devTools.plugin)
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
   await app.register(formbody)

@@ -12,16 +12,19 @@ export interface RenderOptions {
   waitForAll: boolean
   timeoutMs: number
   nonce: string
+  /** Run after the page data is set (the development server's script). */
+  script: string
   capture: Capture
-  onShellFailed: (error: unknown) => void
+  /** With React's component stack of the failure. */
+  onShellFailed: (error: unknown, componentStack: string | undefined) => void
 }
 
 export function bootstrapScript (data: PageData): string {
   return `window.ENV=${serializeForScript(data.env)};window.__PAGE_DATA__=${serializeForScript(data)}`
 }
 
-function renderOptions (data: PageData, nonce: string) {
-  return { nonce, bootstrapScriptContent: bootstrapScript(data), bootstrapModules: [data.assets.entry] }
+function renderOptions (data: PageData, nonce: string, script: string) {
+  return { nonce, bootstrapScriptContent: bootstrapScript(data) + script, bootstrapModules: [data.assets.entry] }
 }
 
 /**
@@ -33,6 +36,7 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
   const { capture } = options
   let sent = false
   let failedAfterShell = false
+  let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let released = false
   const onClose = () => {
@@ -46,7 +50,7 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
   }
 
   const { pipe, abort } = renderToPipeableStream(element, {
-    ...renderOptions(data, options.nonce),
+    ...renderOptions(data, options.nonce, options.script),
     onShellReady () {
       if (!options.waitForAll) send()
     },
@@ -58,9 +62,11 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
       if (sent) return
       sent = true
       release()
-      options.onShellFailed(error)
+      options.onShellFailed(error, componentStack)
     },
-    onError (error) {
+    // Also called for the error that fails the shell, just before onShellError.
+    onError (error, errorInfo) {
+      componentStack = errorInfo.componentStack
       failedAfterShell = true
       capture.spoil()
       reply.documentFailed()
@@ -89,7 +95,7 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
   }
 }
 
-export function renderToHtml (element: ReactNode, data: PageData, nonce: string): Promise<string> {
+export function renderToHtml (element: ReactNode, data: PageData, nonce: string, script: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     const sink = new Writable({
@@ -97,7 +103,7 @@ export function renderToHtml (element: ReactNode, data: PageData, nonce: string)
       final (done) { resolve(Buffer.concat(chunks).toString('utf8')); done() }
     })
     const { pipe } = renderToPipeableStream(element, {
-      ...renderOptions(data, nonce),
+      ...renderOptions(data, nonce, script),
       onAllReady () { pipe(sink) },
       onShellError: reject,
       onError: reject

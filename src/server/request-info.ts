@@ -12,6 +12,15 @@ export function readRequestInfo (request: FastifyRequest): RequestInfo {
     userPrefs: { theme: request.server.themeCookie.read(request) },
     isBot: isbot(request.headers['user-agent']),
     // A page shown for a POST (a 400 from the theme switch) is not an address to return to.
-    path: request.method === 'GET' || request.method === 'HEAD' ? request.url : '/'
+    path: request.method === 'GET' || request.method === 'HEAD' ? request.url : '/',
+    origin: requestOrigin(request)
+  }
+}
+
+function requestOrigin (request: FastifyRequest): string | null {
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin
+  } catch {
+    return null
   }
 }

@@ -27,9 +27,12 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
   const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
     ? await (await import('./tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
     : undefined
+  // build.mjs defines NODE_ENV per bundle: a production bundle holds none of the development tools.
+  const devTools = process.env.NODE_ENV === 'development' ? (await import('./dev/dev-tools.js')).devTools() : undefined
   const app = await buildApp({
     ...options,
     env,
+    devTools,
     instrumentation: tracing?.plugin,
     logger: {
       level: env.LOG_LEVEL,
@@ -50,6 +53,7 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
   })
 
   try {
+    await devTools?.beforeListen()
     await app.listen({ port: env.PORT, host: env.HOST })
     if (app.metrics && env.METRICS_PORT !== undefined) {
       metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)

@@ -6,9 +6,10 @@ import { launchBrowser, visit, waitForHydration, type WatchedPage } from '../hel
 import { listen } from '../helpers/server.js'
 
 /**
- * Issue 6: axe-core in Chromium on every document the shell renders by
- * itself (home, 404, 400) and on a page showing a toast, in both themes, as
- * visitors see them (hydrated). Every rule axe runs by default (WCAG 2.0,
+ * axe-core in Chromium on every document the shell renders by itself (home,
+ * 404, 400) and on a page showing a toast, in both themes, as visitors see
+ * them (hydrated); and the shell's own documents again in forced colours
+ * (high contrast), where the system picks every colour. Every rule axe runs by default (WCAG 2.0,
  * 2.1 and 2.2 A and AA, colour contrast included, and axe's best practices)
  * plus the WCAG A and AA rules it leaves off as experimental. Zero
  * violations, and no contrast check left undecided ("incomplete"): an
@@ -55,14 +56,16 @@ interface AuditedDocument {
   then?: (t: Test, watched: WatchedPage) => Promise<void>
   /** What Chromium logs for a document that is not a 200. */
   consoleError?: string
+  /** Audited in forced colours too. */
+  forcedColors?: boolean
 }
 
 const statusLine = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
 
 const DOCUMENTS: AuditedDocument[] = [
-  { name: 'the home page', path: '/', heading: 'Agent Stack' },
-  { name: 'the 404 page', path: '/no-such-page', heading: 'Page not found', consoleError: statusLine(404, 'Not Found') },
-  { name: 'the 400 page', path: '/', heading: 'That request could not be processed', then: postBadThemeSwitch, consoleError: statusLine(400, 'Bad Request') },
+  { name: 'the home page', path: '/', heading: 'Agent Stack', forcedColors: true },
+  { name: 'the 404 page', path: '/no-such-page', heading: 'Page not found', consoleError: statusLine(404, 'Not Found'), forcedColors: true },
+  { name: 'the 400 page', path: '/', heading: 'That request could not be processed', then: postBadThemeSwitch, consoleError: statusLine(400, 'Bad Request'), forcedColors: true },
   { name: 'a page showing a toast', path: '/test/flash', heading: 'Agent Stack', then: holdToast }
 ]
 
@@ -78,20 +81,21 @@ t.test('no accessibility violations on the shell\'s documents, in either theme',
     }
   })
 
-  for (const audited of DOCUMENTS) {
-    for (const theme of ['light', 'dark'] as const satisfies readonly Theme[]) {
-      await t.test(`${audited.name}, ${theme} theme`, async (t) => {
-        const watched = await visit(browser, url, { path: audited.path, savedTheme: theme })
-        const { page, problems, context } = watched
-        t.teardown(() => context.close())
-        await audited.then?.(t, watched)
-        // Proof that what is audited is what was meant: the document and its theme.
-        t.equal(await page.locator('h1').textContent(), audited.heading)
-        t.equal(await page.evaluate(() => document.documentElement.className), theme, `painted ${theme}`)
+  const variants = DOCUMENTS.flatMap((audited) => [false, ...(audited.forcedColors ? [true] : [])].flatMap((forcedColors) =>
+    (['light', 'dark'] as const satisfies readonly Theme[]).map((theme) => ({ audited, theme, forcedColors }))))
+  for (const { audited, theme, forcedColors } of variants) {
+    await t.test(`${audited.name}, ${theme} theme${forcedColors ? ', forced colours' : ''}`, async (t) => {
+      const watched = await visit(browser, url, { path: audited.path, savedTheme: theme, forcedColors: forcedColors ? 'active' : 'none' })
+      const { page, problems, context } = watched
+      t.teardown(() => context.close())
+      await audited.then?.(t, watched)
+      // Proof that what is audited is what was meant: the document, its theme and the colour mode.
+      t.equal(await page.locator('h1').textContent(), audited.heading)
+      t.equal(await page.evaluate(() => document.documentElement.className), theme, `painted ${theme}`)
+      t.equal(await page.evaluate(() => matchMedia('(forced-colors: active)').matches), forcedColors, `forced colours ${forcedColors ? 'on' : 'off'}`)
 
-        await assertAccessible(t, page)
-        t.same(problems.filter((problem) => problem !== audited.consoleError), [], 'no console error or warning')
-      })
-    }
+      await assertAccessible(t, page)
+      t.same(problems.filter((problem) => problem !== audited.consoleError), [], 'no console error or warning')
+    })
   }
 })

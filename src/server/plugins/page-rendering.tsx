@@ -6,10 +6,11 @@ import { findPage, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../../ui
 import { publicEnv, type Env } from '../env.js'
 import { STATUSES } from '../errors.js'
 import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Fillings } from '../render-cache.js'
-import { renderToHtml, streamDocument } from '../render.js'
+import { renderToHtml, streamDocument, type RenderOptions } from '../render.js'
 import { readRequestInfo } from '../request-info.js'
 import { addVary } from '../negotiation.js'
 import { advertiseClientHints } from '../client-hints.js'
+import type { DevTools } from '../dev/dev-tools.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,8 +20,9 @@ declare module 'fastify' {
     /**
      * Sends the document for a page: at once from the render cache when the
      * same data was rendered before, else streamed. The reply always ends.
+     * `cause`: what an error page stands in for (shown by the development server only).
      */
-    sendPage (page: PageState, requestInfo?: RequestInfo): void
+    sendPage (page: PageState, requestInfo?: RequestInfo, cause?: unknown): void
   }
 }
 
@@ -37,9 +39,10 @@ export interface PageRenderingOptions {
   env: Env
   assets: Assets
   pages: readonly AnyPage[]
+  devTools?: DevTools | undefined
 }
 
-export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages }) => {
+export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, devTools }) => {
   const shared = { env: publicEnv(env), assets }
   const cache = new RenderCache()
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
@@ -51,7 +54,10 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   )
 
   app.decorate('renderCache', cache)
-  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo) {
+  const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
+  const documentScript = devScript(null)
+
+  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
     const reply = this
     const { request } = reply
     const info = requestInfo ?? readRequestInfo(request)
@@ -68,31 +74,34 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     advertiseClientHints(request, reply)
     const nonce = reply.cspNonce.script
     const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
-    const key = renderCacheKey(data, fillings, findPage(page.id, pages)?.cache !== false)
+    // A document showing a failure's details (development) is rendered for that failure alone.
+    const script = cause === undefined ? documentScript : devScript({ error: cause })
+    const key = script === documentScript ? renderCacheKey(data, fillings, findPage(page.id, pages)?.cache !== false) : null
     const template = key === null ? undefined : cache.get(key)
     reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
     if (template) {
       const html = fillTemplate(template, fillings)
       reply.status(page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
       if (verifyHits) {
-        renderToHtml(element(data, nonce), data, nonce).then((fresh) => {
+        renderToHtml(element(data, nonce), data, nonce, script).then((fresh) => {
           if (fresh !== html) reply.log.warn({ page: page.id }, `the page "${page.id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
         }, () => {})
       }
       return
     }
-    const render = (state: PageData, onShellFailed: (error: unknown) => void) => streamDocument(request, reply, element(state, nonce), state, {
+    const render = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => streamDocument(request, reply, element(state, nonce), state, {
       status: state.page.status,
       waitForAll: info.isBot,
       timeoutMs: RENDER_TIMEOUT_MS,
       nonce,
+      script,
       capture: key === null || state !== data ? passThrough() : cache.capture(key, fillings),
       onShellFailed
     })
-    render(data, (error) => {
+    render(data, script, (error, componentStack) => {
       reply.documentFailed()
       request.log.error({ err: error }, 'the document shell failed to render')
-      render({ ...data, toast: null, page: SERVER_ERROR_PAGE }, (again) => {
+      render({ ...data, toast: null, page: SERVER_ERROR_PAGE }, devScript({ error, componentStack }), (again) => {
         request.log.error({ err: again }, 'the error document failed to render')
         reply.status(500).header('Content-Type', 'text/html; charset=utf-8').send(LAST_RESORT)
       })
