@@ -1,8 +1,7 @@
 // Builds the server bundle and the browser bundle with esbuild.
 //   node build.mjs             build once
 //   node build.mjs --if-stale  build only when dist/ is missing or older than the sources
-//   node build.mjs --watch     rebuild on change and (re)start the server (npm run dev)
-import { spawn } from 'node:child_process'
+// The development loop (npm run dev) is dev-loop.mjs.
 import { createReadStream, createWriteStream } from 'node:fs'
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -13,14 +12,13 @@ import zopfli from '@gfx/zopfli'
 import { constants, createBrotliCompress, createGzip } from 'node:zlib'
 import * as esbuild from 'esbuild'
 
-const root = dirname(fileURLToPath(import.meta.url))
-const dist = join(root, 'dist')
-const clientOut = join(dist, 'client')
+export const root = dirname(fileURLToPath(import.meta.url))
+export const dist = join(root, 'dist')
+export const clientOut = join(dist, 'client')
 const serverOut = join(dist, 'server')
 export const manifestPath = join(dist, 'manifest.json')
 
 const args = new Set(process.argv.slice(2))
-const watch = args.has('--watch')
 const log = (...parts) => { if (!args.has('--quiet')) console.log(...parts) }
 
 /** Sources whose change makes a build stale. */
@@ -28,7 +26,7 @@ const SOURCES = ['src', 'static', 'build.mjs', 'package.json', 'package-lock.jso
 
 // sonner injects its stylesheet into <head> at import time, which the nonce-based
 // CSP refuses; its styles ship in our hashed stylesheet instead (src/ui/styles.css).
-const sonnerWithoutStyleInjection = {
+export const sonnerWithoutStyleInjection = {
   name: 'sonner-without-style-injection',
   setup (build) {
     build.onLoad({ filter: /sonner[\\/]dist[\\/]index\.mjs$/ }, async ({ path }) => {
@@ -86,6 +84,10 @@ export const serverCodeStaysOnServer = {
   }
 }
 
+/**
+ * The browser bundle's options; tests build entries of their own with them (test/helpers/test-client.ts).
+ * @type {import('esbuild').BuildOptions & { metafile: true }}
+ */
 export const clientOptions = {
   entryPoints: { entry: 'src/client/entry.tsx', styles: 'src/ui/styles.css' },
   bundle: true,
@@ -110,13 +112,18 @@ export const clientOptions = {
 /**
  * The server bundle holds every package it runs, so start-up reads one file
  * instead of resolving and compiling some five hundred modules (about half of
- * the time to readiness). Left out: development tools, loaded on demand.
+ * the time to readiness). Left out, and imported only when asked for:
+ * development tools, and OpenTelemetry's SDK (src/server/tracing.ts), which
+ * would otherwise be parsed at every start for a feature that is off unless
+ * configured. Its API stays in: prom-client requires that no-op facade at
+ * start-up, and the SDK's own copy (the same version) shares its global state.
  */
-const { devDependencies } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
-const SERVER_EXTERNAL = Object.keys(devDependencies).flatMap((name) => [name, `${name}/*`])
+const { dependencies, devDependencies } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
+const TRACING_PACKAGES = Object.keys(dependencies).filter((name) => (name.startsWith('@opentelemetry/') && name !== '@opentelemetry/api') || name === '@fastify/otel')
+const SERVER_EXTERNAL = [...Object.keys(devDependencies), ...TRACING_PACKAGES].flatMap((name) => [name, `${name}/*`])
 
 /** React's build is chosen here, not by NODE_ENV at run time: development for `npm run dev`, production otherwise. */
-const serverOptions = (mode) => ({
+export const serverOptions = (mode) => ({
   entryPoints: { main: 'src/server/main.ts' },
   bundle: true,
   format: 'esm',
@@ -151,10 +158,10 @@ function withStaticImports (metafile, file) {
   return [...found]
 }
 
-/** The client entry's output and every chunk it imports statically: the shell every document loads. */
-export function initialOutputs (metafile) {
-  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'src/client/entry.tsx')?.[0]
-  if (!entry) throw new Error('the build produced no client entry')
+/** An entry's output and every chunk it imports statically: for the client entry, the shell every document loads. */
+export function initialOutputs (metafile, entryPoint = 'src/client/entry.tsx') {
+  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === entryPoint)?.[0]
+  if (!entry) throw new Error(`the build produced no output for ${entryPoint}`)
   return withStaticImports(metafile, entry)
 }
 
@@ -164,9 +171,11 @@ const PAGE_MODULE = /^src\/ui\/pages\/([\w-]+)\.tsx$/
  * Each page's own chunks, by page id (its file name in src/ui/pages/): the
  * chunk esbuild split off for the page's dynamic import, and what it imports
  * that the shell does not already load.
+ * @returns {Record<string, string[]>}
  */
 export function pageOutputs (metafile, pageModule = PAGE_MODULE) {
   const shell = new Set(initialOutputs(metafile))
+  /** @type {Record<string, string[]>} */
   const pages = {}
   for (const [file, output] of Object.entries(metafile.outputs)) {
     const id = pageModule.exec(output.entryPoint ?? '')?.[1]
@@ -176,7 +185,7 @@ export function pageOutputs (metafile, pageModule = PAGE_MODULE) {
 }
 
 /** The asset manifest the server writes its <script>, <link rel="modulepreload"> and stylesheet tags from. */
-function manifestFrom (metafile) {
+export function manifestFrom (metafile) {
   const toUrl = (file) => '/' + relative(clientOut, join(root, file)).split('\\').join('/')
   const styles = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'src/ui/styles.css')
   if (!styles) throw new Error('the build produced no stylesheet')
@@ -278,41 +287,15 @@ async function newestMtime (path) {
 async function isStale () {
   const built = await stat(manifestPath).catch(() => null)
   if (!built) return true
+  // npm run dev's build is never the one to serve or test.
+  if (JSON.parse(await readFile(manifestPath, 'utf8')).mode === 'development') return true
   const sources = await Promise.all(SOURCES.map((source) => newestMtime(join(root, source))))
   return Math.max(...sources) > built.mtimeMs
 }
 
-async function watchAndServe () {
-  let child = null
-  const restart = () => {
-    if (child) child.kill('SIGTERM')
-    child = spawn(process.execPath, ['--enable-source-maps', join(serverOut, 'main.js')], {
-      stdio: 'inherit',
-      env: { NODE_ENV: 'development', LOG_PRETTY: 'true', ...process.env }
-    })
-  }
-  const onRebuild = (what) => ({
-    name: `restart-on-${what}`,
-    setup (build) {
-      build.onEnd(async (result) => {
-        if (result.errors.length > 0) return
-        if (what === 'client') await writeFile(manifestPath, JSON.stringify(manifestFrom(result.metafile), null, 2))
-        log(`${what} rebuilt, restarting the server`)
-        restart()
-      })
-    }
-  })
-  await buildAll()
-  const clientContext = await esbuild.context({ ...clientOptions, plugins: [...clientOptions.plugins, onRebuild('client')] })
-  const development = serverOptions('development')
-  const serverContext = await esbuild.context({ ...development, plugins: [...development.plugins, onRebuild('server')] })
-  await Promise.all([clientContext.watch(), serverContext.watch()])
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    if (watch) await watchAndServe()
-    else if (!args.has('--if-stale') || await isStale()) await buildAll()
+    if (!args.has('--if-stale') || await isStale()) await buildAll()
   } catch (error) {
     console.error(error.message)
     process.exitCode = 1

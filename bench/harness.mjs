@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
-import { get as httpGet } from 'node:http'
+import { createServer as createHttpServer, get as httpGet } from 'node:http'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -66,44 +66,45 @@ async function waitForHealth (url, child) {
   throw new Error(`no answer from ${url} within 15 s`)
 }
 
-/** The environment the app runs with under the bench: production, quiet logs, fixed secrets. */
-const appEnv = (port) => ({
+/** The environment the app runs with under the bench: production, quiet logs, fixed secrets, and `env`. */
+const appEnv = (port, env = {}) => ({
   ...process.env,
   NODE_ENV: 'production',
   PORT: String(port),
   HOST: '127.0.0.1',
   LOG_LEVEL: 'warn',
   SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
-  HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678'
+  HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678',
+  ...env
 })
 
-const PROBE = join(root, 'bench', 'page-sent-probe.mjs')
+const PROBE = join(root, 'bench', 'cache-outcome-probe.mjs')
 
 /**
- * Starts the built app as production runs it, on its own core, with the
- * bench's probe of the render cache (pageSentCounts); resolves once it
- * answers its health check.
+ * Starts the built app as production runs it (plus `env`), on its own core,
+ * with the bench's probe of the render cache (cacheOutcomes); resolves once
+ * it answers its health check.
  */
-export async function startApp () {
+export async function startApp (env = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port) })
+  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
   await waitForHealth(url, child)
   return { url, child }
 }
 
-/** What the render cache did for the pages the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
-export function pageSentCounts (child) {
+/** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
+export function cacheOutcomes (child) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error('the app\'s page-sent probe did not answer')) }, 5000)
+    const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error('the app\'s cache-outcome probe did not answer')) }, 5000)
     const onMessage = (message) => {
-      if (!message?.pageSentCounts) return
+      if (!message?.cacheOutcomes) return
       clearTimeout(timer)
       child.off('message', onMessage)
-      resolve(message.pageSentCounts)
+      resolve(message.cacheOutcomes)
     }
     child.on('message', onMessage)
-    child.send('page-sent-counts')
+    child.send('cache-outcomes')
   })
 }
 
@@ -207,4 +208,16 @@ export async function generateLoad (what, options, serverPid) {
     serverCpu: serverCpuSeconds / seconds,
     generatorCpu: (generatorAfter - generatorBefore) / 100 / seconds
   }
+}
+
+/** A stand-in OTLP/HTTP collector that reads and drops every export, for the traced variant. */
+export async function startOtlpSink () {
+  const server = createHttpServer((request, response) => {
+    request.resume()
+    request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  process.once('exit', () => server.close())
+  return `http://127.0.0.1:${server.address().port}`
 }

@@ -13,8 +13,8 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { manifestPath, sizesOf } from '../build.mjs'
-import { combineTallies, generatorBound, hitRatio, median, pairedRatio, startupStatus, targetStatus, totalTally } from './targets.mjs'
-import { freePort, generateLoad, pageSentCounts, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, timeStartup, VISITOR_COOKIES } from './harness.mjs'
+import { combineTallies, generatorBound, hitRatio, median, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from './targets.mjs'
+import { cacheOutcomes, freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, startOtlpSink, timeStartup, VISITOR_COOKIES } from './harness.mjs'
 
 // Many short pairs rather than a few long ones: on a shared machine the noise
 // between two runs a second apart is as large as between runs of 3 s, so more
@@ -27,10 +27,17 @@ const CONNECTIONS = 16
 const INITIAL_JS_BUDGET_KIB = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).config.initialJavaScriptBudgetKiB
 
 const PAGE_HEADERS = { cookie: VISITOR_COOKIES, accept: 'text/html' }
+// The same visitor every time: served from the render cache.
+const HOME = { method: 'GET', path: '/', headers: PAGE_HEADERS, target: 0.5 }
 
+// Each route runs against one server: the app as npm start runs it, or a
+// variant (the same build with metrics or tracing on) measured against the
+// same ceiling. Server-Timing is on everywhere: every document carries it.
 const ALL_ROUTES = [
-  // The same visitor every time: served from the render cache.
-  { name: 'GET /', method: 'GET', path: '/', headers: PAGE_HEADERS, target: 0.5 },
+  { name: 'GET /', ...HOME },
+  { name: 'GET / (metrics on)', ...HOME, server: 'metrics', costOver: 'GET /' },
+  // Opt-in (BENCH_TRACING=1): a minute more, for the cost the README quotes.
+  ...(process.env.BENCH_TRACING === '1' ? [{ name: 'GET / (tracing on)', ...HOME, server: 'tracing', costOver: 'GET /' }] : []),
   // A new address every time, as a page with per-visitor data: rendered for each request.
   { name: 'GET /?unique=N', method: 'GET', path: '/', addresses: { kind: 'unique' }, queryParameter: 'unique', headers: PAGE_HEADERS, target: 0.2 },
   { name: 'GET /resources/healthcheck', method: 'GET', path: '/resources/healthcheck', headers: {}, target: 0.8 },
@@ -56,8 +63,11 @@ const MIXED = { name: 'GET / 90 % popular, 10 % unique', path: '/', headers: PAG
 const STARTS = Number(process.env.BENCH_STARTS ?? 10)
 const STARTUP_TARGET_MS = 250
 
-// BENCH_ONLY="GET /" measures one route while profiling; the full run measures all.
-const ROUTES = process.env.BENCH_ONLY ? ALL_ROUTES.filter((route) => route.name === process.env.BENCH_ONLY) : ALL_ROUTES
+// BENCH_ONLY="GET /" (or several names, comma-separated; "start-up" for the
+// starts) measures only those while profiling; the full run measures all.
+const ONLY = process.env.BENCH_ONLY?.split(',')
+const ROUTES = ONLY ? ALL_ROUTES.filter((route) => ONLY.includes(route.name)) : ALL_ROUTES
+const MEASURE_STARTUP = !ONLY || ONLY.includes('start-up')
 
 /** Headers that belong to one connection or one moment, not to the response. */
 const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'])
@@ -65,7 +75,8 @@ const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer
 /** What the app answers for each route: the ceiling replays exactly this. */
 async function captureFixtures (url) {
   const fixtures = []
-  for (const route of ROUTES) {
+  // A variant's requests are the app's own: the ceiling answers them from the same fixture.
+  for (const route of ALL_ROUTES.filter((route) => !route.server)) {
     const address = route.queryParameter ? `${route.path}?${route.queryParameter}=fixture` : route.path
     const response = await fetch(`${url}${address}`, { method: route.method, headers: route.headers, body: route.body, redirect: 'manual' })
     const headers = {}
@@ -127,9 +138,9 @@ async function measureStartup () {
 /** The pollution run: the app alone under the 90/10 mix; what the render cache did for each kind of address. */
 async function measureMixed (app, url) {
   await load(url, MIXED, { amount: MIXED.warmupRequests }, app.pid)
-  const before = await pageSentCounts(app)
+  const before = await cacheOutcomes(app)
   const run = await load(url, MIXED, MIXED.seconds, app.pid)
-  const kinds = combineTallies(await pageSentCounts(app), before, -1)
+  const kinds = combineTallies(await cacheOutcomes(app), before, -1)
   const popular = hitRatio(kinds.popular ?? { hit: 0, miss: 0, bypass: 0 })
   const met = popular !== null && popular > MIXED.popularHitTarget && run.errors === 0 && run.badStatus === 0
   return { rps: Math.round(run.rps), errors: run.errors, badStatus: run.badStatus, kinds, popularHitRatio: popular, uniqueHitRatio: hitRatio(kinds.unique ?? { hit: 0, miss: 0, bypass: 0 }), target: MIXED.popularHitTarget, met }
@@ -138,10 +149,29 @@ async function measureMixed (app, url) {
 async function main () {
   execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
 
-  console.log(`start-up: ${STARTS} starts of the built app`)
-  const startup = await measureStartup()
+  let startup = null
+  if (MEASURE_STARTUP) {
+    console.log(`start-up: ${STARTS} starts of the built app`)
+    startup = await measureStartup()
+  }
+  if (ROUTES.length === 0) {
+    printStartup(startup)
+    return startup.status === 'met'
+  }
 
   const { url: appUrl, child: app } = await startApp()
+  const servers = { app: { url: appUrl, pid: app.pid, child: app } }
+  const variants = new Set(ROUTES.map((route) => route.server).filter(Boolean))
+  // The metrics listener is scraped once at the end, to show the variant really counted.
+  const metricsPort = await freePort()
+  if (variants.has('metrics')) {
+    const { url, child } = await startApp({ METRICS_PORT: String(metricsPort) })
+    servers.metrics = { url, pid: child.pid, child }
+  }
+  if (variants.has('tracing')) {
+    const { url, child } = await startApp({ OTEL_EXPORTER_OTLP_ENDPOINT: await startOtlpSink() })
+    servers.tracing = { url, pid: child.pid, child }
+  }
 
   const fixtures = await captureFixtures(appUrl)
   const fixturesPath = join(root, 'bench/results/fixtures.json')
@@ -152,9 +182,10 @@ async function main () {
   const ceiling = pinned(SERVER_CORE, [join(root, 'bench/ceiling.mjs'), fixturesPath, String(ceilingPort)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   await once(ceiling, 'message')
 
-  const targets = { app: { url: appUrl, pid: app.pid }, ceiling: { url: ceilingUrl, pid: ceiling.pid } }
+  const ceilingServer = { url: ceilingUrl, pid: ceiling.pid }
+  const targetsOf = (route) => ({ app: servers[route.server ?? 'app'], ceiling: ceilingServer })
   console.log(`warming up (${WARMUP} s per route and server)`)
-  for (const route of ROUTES) for (const target of Object.values(targets)) await load(target.url, route, WARMUP, target.pid)
+  for (const route of ROUTES) for (const target of Object.values(targetsOf(route))) await load(target.url, route, WARMUP, target.pid)
 
   const runs = Object.fromEntries(ROUTES.map((route) => [route.name, { app: [], ceiling: [] }]))
   const cacheTallies = Object.fromEntries(ROUTES.map((route) => [route.name, {}]))
@@ -163,10 +194,12 @@ async function main () {
     for (const route of ROUTES) {
       // Each pair in turn order (app first, then ceiling first), so that a machine
       // speeding up or slowing down during a pair favours neither side.
+      const targets = targetsOf(route)
       for (const name of round % 2 ? ['app', 'ceiling'] : ['ceiling', 'app']) {
-        const before = name === 'app' ? await pageSentCounts(app) : null
+        const probed = name === 'app' ? targets.app.child : null
+        const before = probed ? await cacheOutcomes(probed) : null
         runs[route.name][name].push(await load(targets[name].url, route, DURATION, targets[name].pid))
-        if (before) cacheTallies[route.name] = combineTallies(cacheTallies[route.name], combineTallies(await pageSentCounts(app), before, -1))
+        if (probed) cacheTallies[route.name] = combineTallies(cacheTallies[route.name], combineTallies(await cacheOutcomes(probed), before, -1))
       }
     }
     memory.push(Number((await rssMiB(app.pid)).toFixed(1)))
@@ -182,6 +215,13 @@ async function main () {
     const status = targetStatus(ratio, route.target, appSummary, bound.ceiling)
     const cache = totalTally(cacheTallies[route.name])
     routes[route.name] = { app: appSummary, ceiling: ceilingSummary, ratio, target: route.target, status, met: status === 'met', generatorBound: bound, cache: { ...cache, hitRatio: hitRatio(cache) } }
+    if (route.costOver && runs[route.costOver]) {
+      routes[route.name].costMicrosPerRequest = Number(pairedCost(runs[route.name].app.map((run) => run.cpuMicros), runs[route.costOver].app.map((run) => run.cpuMicros)).toFixed(1))
+    }
+  }
+  if (servers.metrics) {
+    const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+    if (!/^http_request_duration_seconds_count\{[^}]*route="\/"[^}]*\} [1-9]/m.test(scraped)) throw new Error('the metrics variant counted no GET /: were metrics on?')
   }
   // Flat: the last round holds no more than 10% (and 8 MiB) above the first.
   const memoryFlat = memory.at(-1) <= Math.max(memory[0] * 1.1, memory[0] + 8)
@@ -213,20 +253,26 @@ async function main () {
     mixed,
     memory: { rssAfterRoundMiB: memory, flat: memoryFlat },
     client,
-    allTargetsMet: Object.values(routes).every((route) => route.met) && memoryFlat && client.met && startup.status === 'met' && (mixed?.met ?? true)
+    allTargetsMet: Object.values(routes).every((route) => route.met) && memoryFlat && client.met && (startup?.status ?? 'met') === 'met' && (mixed?.met ?? true)
   }
   await writeFile(join(root, 'bench/results/latest.json'), JSON.stringify(results, null, 2) + '\n')
   const line = ROUTES.map((route) => {
-    const { app, ratio, status } = routes[route.name]
-    return `${route.name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''})`
+    const { app, ratio, status, costMicrosPerRequest } = routes[route.name]
+    const cost = costMicrosPerRequest === undefined ? '' : `, ${costMicrosPerRequest} µs CPU per request over ${route.costOver}`
+    return `${route.name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''}${cost})`
   }).join('; ')
   const mixedLine = mixed ? `; popular hit ratio under 10 % unique ${percent(mixed.popularHitRatio)}` : ''
-  await appendFile(join(root, 'bench/HISTORY.md'), `- ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}: ${line}${mixedLine}; start-up ${startup.medianReadyMs} ms, first GET / ${startup.medianFirstPageMs} ms (medians of ${STARTS}); memory ${memory[0]} → ${memory.at(-1)} MiB over ${memory.length} rounds (${memoryFlat ? 'flat' : 'GROWING'}); initial JS ${client.initial.gzip} KiB gzip, tracker ${client.tracker.gzip} KiB gzip${results.allTargetsMet ? '' : ' — TARGETS MISSED'}\n`)
+  await appendFile(join(root, 'bench/HISTORY.md'), `- ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}: ${line}${mixedLine}${startup ? `; start-up ${startup.medianReadyMs} ms, first GET / ${startup.medianFirstPageMs} ms (medians of ${STARTS})` : ''}; memory ${memory[0]} → ${memory.at(-1)} MiB over ${memory.length} rounds (${memoryFlat ? 'flat' : 'GROWING'}); initial JS ${client.initial.gzip} KiB gzip, tracker ${client.tracker.gzip} KiB gzip${results.allTargetsMet ? '' : ' — TARGETS MISSED'}\n`)
   console.log('\nwritten to bench/results/latest.json and bench/HISTORY.md')
   return results.allTargetsMet
 }
 
 const percent = (ratio) => ratio === null ? '—' : `${(ratio * 100).toFixed(1)}%`
+
+function printStartup (startup) {
+  console.log(`start-up to readiness: median ${startup.medianReadyMs} ms of ${startup.readyMs.length} (${startup.readyMs.join(', ')}) (target ≤ ${startup.targetMs} ms: ${startup.status === 'met' ? 'met' : 'MISSED'})`)
+  console.log(`first GET / after start: median ${startup.medianFirstPageMs} ms (${startup.firstPageMs.join(', ')})`)
+}
 
 const STATUS_WORDS = { met: 'met', missed: 'MISSED', unproven: 'UNPROVEN (ceiling generator-bound)' }
 
@@ -248,11 +294,13 @@ function printTable (routes, memory, memoryFlat, client, startup, mixed) {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
   console.log('')
   for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
+  for (const [name, route] of Object.entries(routes)) {
+    if (route.costMicrosPerRequest !== undefined) console.log(`\n${name}: ${route.costMicrosPerRequest} µs more CPU per request than without (median of the rounds' differences)`)
+  }
   if (mixed) {
     console.log(`\n${MIXED.name} (app alone, ${MIXED.seconds} s): ${mixed.rps} req/s, popular pages served from the cache ${percent(mixed.popularHitRatio)} (target > ${MIXED.popularHitTarget * 100}%: ${mixed.met ? 'met' : 'MISSED'}), unique ${percent(mixed.uniqueHitRatio)}, errors ${mixed.errors}, non-2xx/3xx ${mixed.badStatus}`)
   }
-  console.log(`start-up to readiness: median ${startup.medianReadyMs} ms of ${startup.readyMs.length} (${startup.readyMs.join(', ')}) (target ≤ ${startup.targetMs} ms: ${startup.status === 'met' ? 'met' : 'MISSED'})`)
-  console.log(`first GET / after start: median ${startup.medianFirstPageMs} ms (${startup.firstPageMs.join(', ')})`)
+  if (startup) printStartup(startup)
   console.log(`app resident memory after each round: ${memory.join(' → ')} MiB (${memoryFlat ? 'flat' : 'GROWING'})`)
   console.log(`initial JavaScript: ${client.initial.raw} KiB raw, ${client.initial.gzip} KiB gzip, ${client.initial.brotli} KiB brotli: shell ${client.shell.gzip} + heaviest page "${client.heaviestPage.id}" ${client.heaviestPage.gzip} (budget ${client.budgetKiB} KiB gzip: ${client.met ? 'met' : 'MISSED'})`)
   console.log(`tracker chunk:      ${client.tracker.raw} KiB raw, ${client.tracker.gzip} KiB gzip, ${client.tracker.brotli} KiB brotli (loaded after hydration)`)

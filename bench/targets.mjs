@@ -64,3 +64,13 @@ export function totalTally (kinds) {
 export function startupStatus (readyMs, targetMs) {
   return median(readyMs) <= targetMs ? 'met' : 'missed'
 }
+
+/**
+ * What a variant of a route (the same requests to the app with metrics on)
+ * costs over the plain app, in CPU microseconds per request: the median of
+ * each round's difference, so both sides of a round share the machine's state.
+ */
+export function pairedCost (variantMicros, baseMicros) {
+  if (variantMicros.length === 0 || variantMicros.length !== baseMicros.length) throw new Error('pairedCost needs one base run per variant run')
+  return median(variantMicros.map((micros, round) => micros - baseMicros[round]))
+}

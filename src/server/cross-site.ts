@@ -1,25 +1,33 @@
 import type { FastifyRequest } from 'fastify'
 
+/** Where the request was addressed: its scheme and Host, as the visitor's browser saw them. */
+export interface RequestOrigin {
+  protocol: string
+  host: string
+}
+
 /**
  * Whether a state-changing request came from another site, by `Sec-Fetch-Site`
  * and `Origin` (https://web.dev/articles/fetch-metadata). Neither (curl) is
- * allowed; `Origin` must name this very host, not a sibling subdomain.
+ * allowed; `Origin` must name this very scheme and host, not a sibling
+ * subdomain, nor the http page of an https site (or the reverse).
  */
-export function isCrossSiteRequest (headers: { origin?: string | string[], 'sec-fetch-site'?: string | string[] }, host: string): boolean {
+export function isCrossSiteRequest (headers: { origin?: string | string[], 'sec-fetch-site'?: string | string[] }, target: RequestOrigin): boolean {
   const site = headers['sec-fetch-site']
   if (site !== undefined && (typeof site !== 'string' || site.toLowerCase() === 'cross-site')) return true
   const origin = headers.origin
   if (origin === undefined) return false
   // `Origin: null` (sandboxed frames, some redirects) and repeated headers are not ours.
   if (typeof origin !== 'string') return true
-  return !isOrigin(origin, host)
+  return !isOrigin(origin, target)
 }
 
+/** Behind a TLS-terminating proxy the scheme is the proxy's X-Forwarded-Proto, believed only with TRUST_PROXY. */
 export function isCrossSite (request: FastifyRequest): boolean {
-  return isCrossSiteRequest(request.headers, request.host)
+  return isCrossSiteRequest(request.headers, { protocol: request.protocol ?? 'http', host: request.host })
 }
 
-function isOrigin (origin: string, host: string): boolean {
+function isOrigin (origin: string, { protocol, host }: RequestOrigin): boolean {
   let url: URL
   try {
     url = new URL(origin)
@@ -27,6 +35,7 @@ function isOrigin (origin: string, host: string): boolean {
     return false
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin.toLowerCase().replace(/\/$/, '')) return false
+  if (url.protocol !== `${protocol.toLowerCase()}:`) return false
   const expected = host.toLowerCase()
   // URL drops a scheme's default port; a Host header may still carry it.
   const port = url.port || (url.protocol === 'https:' ? '443' : '80')

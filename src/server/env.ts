@@ -2,12 +2,17 @@ import { randomBytes } from 'node:crypto'
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import type { PublicEnv } from '../shared/page-data.js'
+import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from './trust-proxy.js'
 
 const Bool = (fallback: 'true' | 'false') =>
   Type.Union([Type.Literal('true'), Type.Literal('false')], { default: fallback, description: '"true" or "false"' })
 
-const SECRET_ACCEPTS = 'a random string of at least 32 characters'
-const Secret = Type.String({ minLength: 32, maxLength: 4096, description: SECRET_ACCEPTS })
+const SECRET_ACCEPTS = 'a random string of at least 32 characters, or a comma-separated list of them, newest first'
+const SECRET_LENGTH = { min: 32, max: 4096 }
+/** Newest first: the first signs and encrypts, every one verifies and decrypts, so a secret can be rotated without a cut. */
+const SecretList = Type.String({ minLength: 1, maxLength: 16 * SECRET_LENGTH.max, description: SECRET_ACCEPTS })
+
+const Host = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', default: '127.0.0.1', description: 'a host name or IP address' })
 
 /** Every variable the server reads; `description` is what an operator is told it accepts. */
 export const EnvSchema = Type.Object({
@@ -15,7 +20,7 @@ export const EnvSchema = Type.Object({
     default: 'development', description: '"production", "development" or "test"'
   }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'a port number from 0 to 65535' }),
-  HOST: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', default: '127.0.0.1', description: 'a host name or IP address' }),
+  HOST: Host(),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), {
     default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent'
   }),
@@ -23,8 +28,9 @@ export const EnvSchema = Type.Object({
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
   SHUTDOWN_IDLE_GRACE_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
-  SESSION_SECRET: Type.Optional(Secret),
-  HONEYPOT_SECRET: Type.Optional(Secret),
+  SESSION_SECRET: Type.Optional(SecretList),
+  HONEYPOT_SECRET: Type.Optional(SecretList),
+  TRUST_PROXY: Type.String({ minLength: 1, maxLength: 1024, default: 'false', description: TRUST_PROXY_ACCEPTS }),
   OPENREPLAY_PROJECT_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$', description: 'letters, digits, "-" and "_"' })),
   // Its origin goes into the CSP's connect-src: a space, comma, semicolon or quote there would break the policy.
   OPENREPLAY_INGEST_POINT: Type.Optional(Type.String({
@@ -33,11 +39,26 @@ export const EnvSchema = Type.Object({
     description: 'an http(s) URL of a host name and path, without spaces, commas, semicolons or quotes'
   })),
   OPENREPLAY_INSECURE: Bool('false'),
-  SERVE_SOURCE_MAPS: Bool('false')
+  SERVE_SOURCE_MAPS: Bool('false'),
+  // Unset: no metrics are collected at all.
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'a port number from 0 to 65535, other than PORT' })),
+  METRICS_HOST: Host(),
+  // Unset: tracing is off and OpenTelemetry is never loaded.
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({
+    maxLength: 2048,
+    pattern: '^https?://[A-Za-z0-9.:\\[\\]-]+(/[^\\s]*)?$',
+    description: 'the http(s) URL of an OTLP/HTTP collector, such as http://otel-collector:4318'
+  })),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\w.-]+$', default: 'agent-stack', description: 'letters, digits, ".", "-" and "_"' })
 })
 
 type RawEnv = Static<typeof EnvSchema>
-export type Env = RawEnv & { SESSION_SECRET: string, HONEYPOT_SECRET: string }
+export type Env = Omit<RawEnv, 'SESSION_SECRET' | 'HONEYPOT_SECRET' | 'TRUST_PROXY'> & {
+  /** Newest first; never empty. */
+  SESSION_SECRET: readonly string[]
+  HONEYPOT_SECRET: readonly string[]
+  TRUST_PROXY: TrustProxy
+}
 
 const SECRETS = ['SESSION_SECRET', 'HONEYPOT_SECRET'] as const
 
@@ -70,29 +91,55 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
     const notWhole = schema.type === 'integer' && given !== undefined && given !== '' && !/^\d+$/.test(given)
     if (candidate[name] === undefined || (!notWhole && Value.Check(schema, candidate[name]))) continue
     reported.add(name)
-    // A secret's value is never echoed, not even a rejected one.
-    const shown = (SECRETS as readonly string[]).includes(name) ? '' : `=${JSON.stringify(truncate(String(given)))}`
-    problems.push(`Invalid environment variable ${name}${shown}: expected ${schema.description ?? 'a valid value'}.`)
+    problems.push(invalid(name, given, schema.description ?? 'a valid value'))
   }
 
   const parsed = candidate as RawEnv
+  const trustProxy = parseTrustProxy(parsed.TRUST_PROXY)
+  if (trustProxy === undefined && !reported.has('TRUST_PROXY')) problems.push(invalid('TRUST_PROXY', source.TRUST_PROXY, TRUST_PROXY_ACCEPTS))
+
   const warnings: string[] = []
-  const secrets: Record<string, string> = {}
+  const secrets: Partial<Record<typeof SECRETS[number], readonly string[]>> = {}
   for (const name of SECRETS) {
     if (reported.has(name)) continue
     const value = parsed[name]
     if (value) {
-      secrets[name] = value
+      const entries = value.split(',').map((entry) => entry.trim())
+      const faults = entries.flatMap((entry, index) => {
+        const fault = secretFault(entry)
+        if (!fault) return []
+        return [`${entries.length === 1 ? 'the secret' : `entry ${index + 1} of ${entries.length}`} is ${fault}`]
+      })
+      if (faults.length === 0) secrets[name] = entries
+      else problems.push(`Invalid environment variable ${name}: ${faults.join(', ')}; expected ${SECRET_ACCEPTS}.`)
     } else if (parsed.NODE_ENV === 'production') {
       problems.push(`Missing environment variable ${name}: required in production (${SECRET_ACCEPTS}).`)
     } else {
-      secrets[name] = randomBytes(32).toString('base64url')
+      secrets[name] = [randomBytes(32).toString('base64url')]
       warnings.push(`${name} is not set: using a random secret for this process only (set it in production).`)
     }
   }
 
+  if (!reported.has('METRICS_PORT') && parsed.METRICS_PORT !== undefined && parsed.METRICS_PORT !== 0 && parsed.METRICS_PORT === parsed.PORT) {
+    problems.push(`Invalid environment variable METRICS_PORT="${parsed.METRICS_PORT}": expected a port other than PORT (the metrics never share the public port).`)
+  }
+
   if (problems.length > 0) throw new EnvError(problems)
-  return { env: { ...parsed, ...secrets } as Env, warnings }
+  return { env: { ...parsed, TRUST_PROXY: trustProxy, ...secrets } as Env, warnings }
+}
+
+/** One line naming the variable, its value (never a secret's) and what it accepts. */
+function invalid (name: string, given: string | undefined, accepts: string): string {
+  const shown = (SECRETS as readonly string[]).includes(name) ? '' : `=${JSON.stringify(truncate(String(given)))}`
+  return `Invalid environment variable ${name}${shown}: expected ${accepts}.`
+}
+
+/** What is wrong with one secret of a list, in words that do not reveal it. */
+function secretFault (entry: string): string | undefined {
+  if (entry === '') return 'empty'
+  if (entry.length < SECRET_LENGTH.min) return `shorter than ${SECRET_LENGTH.min} characters`
+  if (entry.length > SECRET_LENGTH.max) return `longer than ${SECRET_LENGTH.max} characters`
+  return undefined
 }
 
 function truncate (value: string): string {

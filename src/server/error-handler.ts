@@ -4,6 +4,9 @@ import { SYSTEM_PAGES } from '../ui/page-table.js'
 import { answerFor, errorBody, statusWords, type Answer } from './errors.js'
 import { varyByAccept, wantsJson } from './negotiation.js'
 
+/** Decorates an app that logs each request in one line, status included, so a client error needs no line of its own. */
+export const ONE_LINE_REQUEST_LOG = 'oneLineRequestLog'
+
 /** Where every error becomes a response; also Fastify's `frameworkErrors`, raised while routing. */
 export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const answer = answerFor(error)
@@ -12,16 +15,33 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     request.log.warn('shed load: the event loop is behind')
     return sendPlain(request, reply, answer)
   }
-  if (answer.status >= 500) request.log.error({ err: error }, 'request failed')
-  else request.log.info({ code: answer.code, statusCode: answer.status }, answer.message)
+  logAnswer(error, request, answer)
   if (!hooksHaveRun(request, reply)) return sendPlain(request, reply, answer)
-  sendError(request, reply, answer)
+  sendError(request, reply, answer, answer.status >= 500 ? error : undefined)
 }
 
-export function sendError (request: FastifyRequest, reply: FastifyReply, answer: Answer): void {
+/**
+ * For addresses browsers post to on their own, with no person to read a page
+ * (CSP reports): the answer in words or JSON, never a document, so no cookie
+ * is read or set.
+ */
+export function handleErrorPlainly (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const answer = answerFor(error)
+  logAnswer(error, request, answer)
+  sendPlain(request, reply, answer)
+}
+
+function logAnswer (error: FastifyError, request: FastifyRequest, answer: Answer): void {
+  if (answer.status >= 500) request.log.error({ err: error }, 'request failed')
+  // The development server's line for each request already says it (src/server/dev/).
+  else if (!request.server.hasDecorator(ONE_LINE_REQUEST_LOG)) request.log.info({ code: answer.code, statusCode: answer.status }, answer.message)
+}
+
+/** `cause`: the error a 5xx page stands in for, whose details only the development server shows. */
+export function sendError (request: FastifyRequest, reply: FastifyReply, answer: Answer, cause?: unknown): void {
   varyByAccept(reply)
   if (wantsJson(request)) reply.status(answer.status).send(errorBody(answer))
-  else reply.sendPage(errorPage(answer))
+  else reply.sendPage(errorPage(answer), undefined, cause)
 }
 
 function errorPage ({ status, message }: Answer): PageState {

@@ -13,6 +13,7 @@ export const STATUSES = {
   405: { reason: 'Method Not Allowed', title: 'Method not allowed' },
   413: { reason: 'Payload Too Large', title: 'Request too large' },
   415: { reason: 'Unsupported Media Type', title: 'Unsupported content type' },
+  422: { reason: 'Unprocessable Content', title: 'Some answers need correcting' },
   500: { reason: 'Internal Server Error', title: 'Error' },
   503: { reason: 'Service Unavailable', title: 'Service unavailable' }
 } as const satisfies Record<number, StatusWords>
@@ -29,6 +30,7 @@ export const ERRORS = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'The Content-Length header does not match the body.' },
   // Fastify's own message quotes the path back.
   FST_ERR_BAD_URL: { status: 400, message: 'This address is not valid: every % in a path must begin an escape such as %2F, and the escapes must spell UTF-8 text.' },
+  FORM_NOT_AN_OBJECT: { status: 400, message: 'The request body must be a form or a JSON object of the form\'s fields.' },
   // One message for several honeypot codes, so a bot learns nothing about which check it failed.
   HONEYPOT_MISSING: { status: 400, message: FORM_NOT_VERIFIED },
   HONEYPOT_FILLED: { status: 400, message: 'The form could not be submitted because a field meant to stay empty was filled in. Please reload the page and try again.' },
@@ -42,6 +44,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'This address does not accept this method.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here. Send a form or JSON.' },
+  FORM_INVALID: { status: 422, message: 'Some answers need correcting before the form can be sent.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
   FST_UNDER_PRESSURE: { status: 503, message: 'The server is busy. Please retry shortly.' }
 } as const satisfies Record<string, { status: ErrorStatus, message: string }>

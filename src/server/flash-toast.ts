@@ -29,8 +29,8 @@ export interface FlashToastInput {
 
 export interface FlashToasts {
   readonly cookieName: string
-  /** Throws TypeError for a toast that would be refused when read back, so the mistake shows where it is made. */
-  set (reply: FastifyReply, toast: FlashToastInput): void
+  /** Returns the toast as the next page will show it; throws TypeError for one that would be refused when read back. */
+  set (reply: FastifyReply, toast: FlashToastInput): Toast
   /** Reads the toast once and clears it; anything tampered, expired or malformed is null. */
   take (request: FastifyRequest, reply: FastifyReply): Toast | null
 }
@@ -62,6 +62,7 @@ export function createFlashToasts ({ secure, now = Date.now }: FlashToastOptions
         throw new TypeError(`setFlashToast: the toast is too large for a cookie (${encoded.length} > ${MAX_ENCODED_CHARS} characters encoded).`)
       }
       reply.setCookie(cookieName, encoded, { ...attributes, maxAge: MAX_AGE, signed: true })
+      return value
     },
     take (request, reply) {
       const raw = request.cookies[cookieName]

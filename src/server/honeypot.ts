@@ -29,7 +29,8 @@ export class HoneypotError extends ClientError {
 }
 
 export interface HoneypotOptions {
-  secret: string
+  /** Newest first: the first encrypts, each decrypts, so instances with old and new lists accept each other's forms. */
+  secret: string | readonly string[]
   nameFieldName?: string
   validFromFieldName?: string
   /** Refused sooner than this after rendering (default 2 s), or later than maxAgeMs (24 h). */
@@ -43,7 +44,7 @@ export interface HoneypotOptions {
 export class Honeypot {
   readonly nameFieldName: string
   readonly validFromFieldName: string
-  readonly #key: Buffer
+  readonly #keys: readonly Buffer[]
   readonly #minDelayMs: number
   readonly #maxAgeMs: number
   readonly #clockSkewMs: number
@@ -62,8 +63,9 @@ export class Honeypot {
       timing = true,
       now = Date.now
     } = options
-    if (typeof secret !== 'string' || secret.length === 0) {
-      throw new TypeError('Honeypot: `secret` must be a non-empty string (set HONEYPOT_SECRET).')
+    const secrets = typeof secret === 'string' ? [secret] : secret
+    if (!Array.isArray(secrets) || secrets.length === 0 || !secrets.every((entry) => typeof entry === 'string' && entry.length > 0)) {
+      throw new TypeError('Honeypot: `secret` must be a non-empty string or list of them (set HONEYPOT_SECRET).')
     }
     if (!nameFieldName || !validFromFieldName || nameFieldName === validFromFieldName) {
       throw new TypeError('Honeypot: the two field names must be non-empty and different.')
@@ -76,7 +78,7 @@ export class Honeypot {
     this.nameFieldName = nameFieldName
     this.validFromFieldName = validFromFieldName
     // The secret is high-entropy (≥ 32 characters), so HKDF rather than a slow KDF.
-    this.#key = Buffer.from(hkdfSync('sha256', secret, 'agent-stack', 'honeypot valid-from v1', 32))
+    this.#keys = secrets.map((entry) => Buffer.from(hkdfSync('sha256', entry, 'agent-stack', 'honeypot valid-from v1', 32)))
     this.#minDelayMs = minDelayMs
     this.#maxAgeMs = maxAgeMs
     this.#clockSkewMs = clockSkewMs
@@ -119,7 +121,7 @@ export class Honeypot {
 
   #encrypt (plaintext: string): string {
     const iv = randomBytes(IV_BYTES)
-    const cipher = createCipheriv(ALGORITHM, this.#key, iv)
+    const cipher = createCipheriv(ALGORITHM, this.#keys[0] as Buffer, iv)
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
     return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url')
   }
@@ -128,19 +130,28 @@ export class Honeypot {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS || !BASE64URL.test(token)) return null
     const bytes = Buffer.from(token, 'base64url')
     if (bytes.length <= IV_BYTES + TAG_BYTES) return null
-    try {
-      const decipher = createDecipheriv(ALGORITHM, this.#key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
-      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
-      const plaintext = Buffer.concat([
-        decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
-        decipher.final()
-      ]).toString('utf8')
+    for (const key of this.#keys) {
+      const plaintext = open(key, bytes)
+      if (plaintext === null) continue
       if (!DIGITS.test(plaintext)) return null
       const timestamp = Number(plaintext)
       return Number.isSafeInteger(timestamp) ? timestamp : null
-    } catch {
-      return null
     }
+    return null
+  }
+}
+
+/** iv | ciphertext | tag opened with one key, or null when that key did not seal it. */
+function open (key: Buffer, bytes: Buffer): string | null {
+  try {
+    const decipher = createDecipheriv(ALGORITHM, key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
+    return Buffer.concat([
+      decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+      decipher.final()
+    ]).toString('utf8')
+  } catch {
+    return null
   }
 }
 

@@ -23,3 +23,10 @@ export function addVary (reply: FastifyReply, names: string): FastifyReply {
   const vary = reply.getHeader('vary')
   return reply.header('Vary', typeof vary === 'string' && vary !== '' ? `${vary}, ${names}` : names)
 }
+
+/** The media type of the request's body, lower-case and without parameters (RFC 9110 §8.3.1); '' when none is given. */
+export function mediaTypeOf (request: FastifyRequest): string {
+  const header = request.headers['content-type'] ?? ''
+  const end = header.indexOf(';')
+  return (end === -1 ? header : header.slice(0, end)).trim().toLowerCase()
+}

@@ -11,9 +11,6 @@ import { SecondSighting } from './cache-admission.js'
  * seen once never push out the popular ones.
  */
 
-/** What a page's answer had from the cache: served from it, rendered (and perhaps kept), or never cacheable. */
-export type CacheOutcome = 'hit' | 'miss' | 'bypass'
-
 export interface Fillings {
   nonce: string
   honeypotToken: string
@@ -59,11 +56,12 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): s
 
 /**
  * The key of a document, or null to render every time: a flash toast shows
- * once, a `cache: false` page reads more than its data, and data carrying a
- * filling would become a slot (another visitor's token in place of a URL).
+ * once, a refused form holds what one visitor typed, a `cache: false` page
+ * reads more than its data, and data carrying a filling would become a slot
+ * (another visitor's token in place of a URL).
  */
 export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: boolean): string | null {
-  if (!cacheable || data.toast) return null
+  if (!cacheable || data.toast || data.page.form) return null
   const key = JSON.stringify([data.requestInfo, data.page])
   return key.includes(fillings.honeypotToken) || key.includes(fillings.nonce) ? null : key
 }
@@ -87,12 +85,25 @@ export interface RenderCacheOptions {
   admissionMemory?: number
 }
 
+/** Counted since start-up, for the metrics. */
+export interface RenderCacheStats {
+  hits: number
+  misses: number
+  /** Documents pushed out to make room. */
+  evictions: number
+  entries: number
+  chars: number
+}
+
 export class RenderCache {
   readonly #entries = new Map<string, { template: Template, chars: number }>()
   readonly #maxChars: number
   readonly #maxKeyChars: number
   readonly #sightings: SecondSighting
   #chars = 0
+  #hits = 0
+  #misses = 0
+  #evictions = 0
 
   constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024, admissionMemory = 16_384 }: RenderCacheOptions = {}) {
     this.#maxChars = maxChars
@@ -104,9 +115,17 @@ export class RenderCache {
     return this.#entries.size
   }
 
+  get stats (): RenderCacheStats {
+    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#entries.size, chars: this.#chars }
+  }
+
   get (key: string): Template | undefined {
     const entry = this.#entries.get(key)
-    if (!entry) return undefined
+    if (!entry) {
+      this.#misses++
+      return undefined
+    }
+    this.#hits++
     this.#entries.delete(key)
     this.#entries.set(key, entry)
     return entry.template
@@ -123,6 +142,7 @@ export class RenderCache {
       if (this.#chars <= this.#maxChars) break
       this.#entries.delete(oldest)
       this.#chars -= entry.chars
+      this.#evictions++
     }
   }
 

@@ -12,8 +12,11 @@ export interface RenderOptions {
   waitForAll: boolean
   timeoutMs: number
   nonce: string
+  /** Run after the page data is set (the development server's script). */
+  script: string
   capture: Capture
-  onShellFailed: (error: unknown) => void
+  /** With React's component stack of the failure. */
+  onShellFailed: (error: unknown, componentStack: string | undefined) => void
 }
 
 const ENV_SCRIPTS = new WeakMap<object, string>()
@@ -25,22 +28,26 @@ export function bootstrapScript (data: PageData): string {
   return `${env}window.__PAGE_DATA__=${serializeForScript(data)}`
 }
 
-function renderOptions (data: PageData, nonce: string) {
-  return { nonce, bootstrapScriptContent: bootstrapScript(data), bootstrapModules: [data.assets.entry] }
+function renderOptions (data: PageData, nonce: string, script: string) {
+  return { nonce, bootstrapScriptContent: bootstrapScript(data) + script, bootstrapModules: [data.assets.entry] }
 }
 
 /** React's mark of a Suspense boundary it left for the browser to render: the part waited on something, or failed. */
 const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
+/** What React escapes in a bootstrap script's content, as React escapes it. */
+const SCRIPT_TAG = /(<\/|<)(s)(cript)/gi
+const escapeScriptTags = (script: string) => script.replace(SCRIPT_TAG, (_, prefix: string, s: string, rest: string) => `${prefix}${s === 's' ? '\\u0073' : '\\u0053'}${rest}`)
 
 /**
  * The document rendered in one synchronous pass by React's string renderer,
  * which writes strings where the streaming one encodes every chunk; null when
- * a part of it waits or fails, for the streaming renderer to take over. The
- * string renderer has no bootstrap scripts, so they are added before </body>
- * as the streaming renderer writes them (their content is already escaped
- * for a script by serializeForScript).
+ * a part of it waits or fails, for the streaming renderer to take over (which
+ * then reports the failure, with its component stack). The string renderer
+ * has no bootstrap scripts, so they are added before </body> as the streaming
+ * renderer writes them (the page data is already escaped for a script by
+ * serializeForScript; `script`, the development server's, is escaped here).
  */
-export function renderAtOnce (element: ReactNode, data: PageData, nonce: string): string | null {
+export function renderAtOnce (element: ReactNode, data: PageData, nonce: string, script: string): string | null {
   let html: string
   try {
     html = renderToString(element)
@@ -49,7 +56,7 @@ export function renderAtOnce (element: ReactNode, data: PageData, nonce: string)
   }
   const end = html.lastIndexOf('</body>')
   if (end === -1 || html.includes(CLIENT_RENDERED_BOUNDARY)) return null
-  const scripts = `<script nonce="${nonce}">${bootstrapScript(data)}</script><script type="module" src="${data.assets.entry}" nonce="${nonce}" async=""></script>`
+  const scripts = `<script nonce="${nonce}">${bootstrapScript(data)}${script && escapeScriptTags(script)}</script><script type="module" src="${data.assets.entry}" nonce="${nonce}" async=""></script>`
   // The string renderer leaves out the doctype the streaming one writes: without it a browser renders in quirks mode.
   return '<!DOCTYPE html>' + html.slice(0, end) + scripts + html.slice(end)
 }
@@ -89,7 +96,7 @@ class WholeDocument {
  */
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture } = options
-  const atOnce = renderAtOnce(element, data, options.nonce)
+  const atOnce = renderAtOnce(element, data, options.nonce, options.script)
   if (atOnce !== null) {
     const bytes = Buffer.from(atOnce)
     capture.whole(bytes)
@@ -98,6 +105,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   }
   let sent = false
   let failedAfterShell = false
+  let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let watching = false
   const onClose = () => {
@@ -112,7 +120,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   }
 
   const { pipe, abort } = renderToPipeableStream(element, {
-    ...renderOptions(data, options.nonce),
+    ...renderOptions(data, options.nonce, options.script),
     onShellReady () {
       // React calls onAllReady next, in the same pass, when nothing is left to wait for.
       if (!options.waitForAll) queueMicrotask(() => { if (!sent) stream() })
@@ -125,11 +133,14 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
       if (sent) return
       sent = true
       release()
-      options.onShellFailed(error)
+      options.onShellFailed(error, componentStack)
     },
-    onError (error) {
+    // Also called for the error that fails the shell, just before onShellError.
+    onError (error, errorInfo) {
+      componentStack = errorInfo.componentStack
       failedAfterShell = true
       capture.spoil()
+      reply.documentFailed()
       request.log.error({ err: error }, 'rendering failed')
     }
   })
@@ -174,8 +185,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   }
 }
 
-export function renderToHtml (element: ReactNode, data: PageData, nonce: string): Promise<string> {
-  const atOnce = renderAtOnce(element, data, nonce)
+export function renderToHtml (element: ReactNode, data: PageData, nonce: string, script: string): Promise<string> {
+  const atOnce = renderAtOnce(element, data, nonce, script)
   if (atOnce !== null) return Promise.resolve(atOnce)
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -184,7 +195,7 @@ export function renderToHtml (element: ReactNode, data: PageData, nonce: string)
       final (done) { resolve(Buffer.concat(chunks).toString('utf8')); done() }
     })
     const { pipe } = renderToPipeableStream(element, {
-      ...renderOptions(data, nonce),
+      ...renderOptions(data, nonce, script),
       onAllReady () { pipe(sink) },
       onShellError: reject,
       onError: reject

@@ -8,11 +8,16 @@ import { readHints } from './client-hints.js'
 /** isbot runs one large regular expression: a visitor's user agent is judged once, not on every page. */
 const isBotAgent = boundedMemo(1024, isbot)
 
-/** What the document needs to know about the visitor, read once per request. */
-export function readRequestInfo (request: FastifyRequest): RequestInfo {
+/** A page shown for a POST (a 400 from the theme switch) is not an address to return to. */
+const pathOf = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD' ? request.url : '/'
+
+/**
+ * What the document needs to know about the visitor, read once per request.
+ * `path`: the address the page stands for, when it is not the request's (a
+ * form's page shown again for its POST).
+ */
+export function readRequestInfo (request: FastifyRequest, path = pathOf(request)): RequestInfo {
   const { hints, sources } = readHints(request)
-  // A page shown for a POST (a 400 from the theme switch) is not an address to return to.
-  const path = request.method === 'GET' || request.method === 'HEAD' ? request.url : '/'
   return {
     hints,
     hintSources: sources,
@@ -20,6 +25,16 @@ export function readRequestInfo (request: FastifyRequest): RequestInfo {
     isBot: isBotAgent(request.headers['user-agent'] ?? ''),
     path,
     // Reduced here as the theme switch will: an over-long address would only push a form's body past its limit.
-    returnTo: safeRedirect(path)
+    returnTo: safeRedirect(path),
+    origin: originOf(`${request.protocol}://${request.host}`)
   }
 }
+
+/** The same few hosts come back on every request; parsing each once is enough. */
+const originOf = boundedMemo(256, (address): string | null => {
+  try {
+    return new URL(address).origin
+  } catch {
+    return null
+  }
+})

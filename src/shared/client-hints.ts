@@ -8,6 +8,8 @@ export const COLOR_SCHEME_COOKIE = colorSchemeHint.cookieName
 export const TIME_ZONE_COOKIE = timeZoneHint.cookieName
 export const FALLBACK_TIME_ZONE: string = timeZoneHint.fallback
 export const HINT_COOKIE_MAX_AGE = 31_536_000
+/** The attribute of what was rendered in the hinted time zone: a document holding one depends on the zone. */
+export const TIME_ZONE_MARKER = 'data-time-zone'
 
 /** Chromium sends it once asked with Accept-CH (or retries for it on Critical-CH); other browsers never do. */
 export const COLOR_SCHEME_HEADER = 'Sec-CH-Prefers-Color-Scheme'

@@ -1,4 +1,4 @@
-import { COLOR_SCHEME_COOKIE, HINT_COOKIE_MAX_AGE, TIME_ZONE_COOKIE } from './client-hints.js'
+import { COLOR_SCHEME_COOKIE, HINT_COOKIE_MAX_AGE, TIME_ZONE_COOKIE, TIME_ZONE_MARKER } from './client-hints.js'
 import { boundedMemo } from './bounded-memo.js'
 import type { RequestInfo } from './page-data.js'
 import { serializeForScript } from './serialize.js'
@@ -9,8 +9,9 @@ import { THEME_COLORS, THEME_COOKIE_NAME, type ThemePreference } from './theme.j
  * check script (which reloads every first visit and injects a <style> our CSP
  * refuses). It paints the saved theme or the live OS scheme before the first
  * frame, writes both hint cookies, and reloads only for a time zone the
- * server did not render with: once in a row per tab, never for bots
- * (docs/decisions/theme-and-client-hints.md).
+ * server did not render with, and only once the parser meets something
+ * rendered in it (TIME_ZONE_MARKER, before that is painted): once in a row
+ * per tab, never for bots (docs/decisions/theme-and-client-hints.md).
  */
 
 export interface HintCheckInput {
@@ -43,17 +44,22 @@ z=Intl.DateTimeFormat().resolvedOptions().timeZone,
 sent=get(d.timeZoneCookie);
 if(get(d.colorSchemeCookie)!==s)set(d.colorSchemeCookie,s);
 if(z&&sent!==z)set(d.timeZoneCookie,z);
-var n=Number(sessionStorage.getItem(d.reloadsKey))||0;
+var n=Number(sessionStorage.getItem(d.reloadsKey))||0,
+ref=sessionStorage.getItem(d.referrerKey);
+sessionStorage.removeItem(d.reloadsKey);
+if(ref!==null){sessionStorage.removeItem(d.referrerKey);Object.defineProperty(document,'referrer',{value:ref,configurable:true})}
 if(d.reload&&z&&sent!==z&&d.timeZone!==z&&n<d.maxReloads&&get(d.timeZoneCookie)===z){
+var o=new MutationObserver(function(){
+if(!document.querySelector('['+d.marker+']'))return;
+o.disconnect();
 sessionStorage.setItem(d.reloadsKey,String(n+1));
 if(document.referrer)sessionStorage.setItem(d.referrerKey,document.referrer);
 r.style.visibility='hidden';
 location.reload();
-return;
+});
+o.observe(r,{childList:true,subtree:true});
+document.addEventListener('DOMContentLoaded',function(){o.disconnect()});
 }
-sessionStorage.removeItem(d.reloadsKey);
-var ref=sessionStorage.getItem(d.referrerKey);
-if(ref!==null){sessionStorage.removeItem(d.referrerKey);Object.defineProperty(document,'referrer',{value:ref,configurable:true})}
 }catch(e){}`
 
 /** The script for the request a document is rendered for. */
@@ -81,7 +87,8 @@ function buildScript (input: HintCheckInput): string {
     maxAge: HINT_COOKIE_MAX_AGE,
     reloadsKey: HINT_RELOADS_KEY,
     referrerKey: HINT_REFERRER_KEY,
-    maxReloads: MAX_RELOADS
+    maxReloads: MAX_RELOADS,
+    marker: TIME_ZONE_MARKER
   }
   return `(function(d){${BODY}})(${serializeForScript(data)})`
 }

@@ -1,4 +1,5 @@
 import type { HintSources, Hints } from './client-hints.js'
+import type { FormState } from './form-state.js'
 import type { ThemePreference } from './theme.js'
 import type { ToastSchema } from './toast-schema.js'
 import type { Static } from 'typebox'
@@ -23,6 +24,8 @@ export interface RequestInfo {
   path: string
   /** Where a form on the page sends the visitor back to: the path, reduced by safeRedirect. */
   returnTo: string
+  /** The origin the visitor asked for (a trusted proxy's, behind one); null when the Host header names none. */
+  origin: string | null
 }
 
 export type Toast = Static<typeof ToastSchema>
@@ -45,6 +48,8 @@ export interface PageState {
   id: string
   status: number
   data: unknown
+  /** A refused form submission shown on the page: one visitor's, so never cached. */
+  form?: FormState
 }
 
 export interface PageData {

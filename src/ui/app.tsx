@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
+import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
 import { SYSTEM_PAGES, usePage, usePageComponent } from './page-table.js'
 import { RequestInfoProvider } from './request-info.js'
@@ -28,5 +29,9 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
 function Outlet ({ data }: { data: PageData }) {
   // A page this bundle does not know (a newer server's) shows the error page.
   const Component = usePageComponent(usePage(data.page.id) ?? SYSTEM_PAGES.serverError)
-  return <Component data={data.page.data} />
+  return (
+    <PageFormStateContext value={data.page.form ?? null}>
+      <Component data={data.page.data} />
+    </PageFormStateContext>
+  )
 }

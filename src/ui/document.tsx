@@ -1,15 +1,39 @@
 import { useContext } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import { App } from './app.js'
-import { findPage, PageTableContext } from './page-table.js'
+import { findPage, PageTableContext, type AnyPage, type PageText } from './page-table.js'
 import { HintCheckScript, ThemeColorMeta, ThemeProvider, useTheme } from './theme.js'
 
 export const PRODUCT_NAME = 'Agent Stack'
+export const DEFAULT_DESCRIPTION = 'Agent Stack: a fast, accessible application shell that works with or without JavaScript.'
 
-export function documentTitle (data: PageData, pages?: Parameters<typeof findPage>[1]): string {
-  const title = findPage(data.page.id, pages)?.meta?.title
-  const text = typeof title === 'function' ? title(data.page) : title
-  return text ? `${text} | ${PRODUCT_NAME}` : PRODUCT_NAME
+export interface DocumentMeta {
+  title: string
+  description: string
+  /** Absolute, or null when the page names none (or none that is http(s) on a known origin). */
+  canonical: string | null
+}
+
+/** The <head> metadata of a page, from its `meta` and its data. */
+export function documentMeta ({ page, requestInfo }: PageData, pages?: readonly AnyPage[]): DocumentMeta {
+  const meta = findPage(page.id, pages)?.meta
+  const text = (value: PageText<unknown> | undefined) => typeof value === 'function' ? value(page) : value
+  const title = text(meta?.title)
+  return {
+    title: title ? `${title} | ${PRODUCT_NAME}` : PRODUCT_NAME,
+    description: text(meta?.description) || DEFAULT_DESCRIPTION,
+    canonical: absoluteUrl(text(meta?.canonical), requestInfo.origin)
+  }
+}
+
+function absoluteUrl (address: string | undefined, origin: string | null): string | null {
+  if (!address) return null
+  try {
+    const url = origin ? new URL(address, origin) : new URL(address)
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null
+  } catch {
+    return null
+  }
 }
 
 interface DocumentProps {
@@ -30,7 +54,7 @@ export function Document ({ data, nonce }: DocumentProps) {
 function ThemedDocument ({ data, nonce }: DocumentProps) {
   const { requestInfo, env, assets } = data
   const { theme, source } = useTheme()
-  const pages = useContext(PageTableContext)
+  const meta = documentMeta(data, useContext(PageTableContext))
   return (
     // The check script may set class and source before hydration (it paints the live OS scheme).
     <html lang='en' className={theme} data-theme-source={source} suppressHydrationWarning>
@@ -41,7 +65,9 @@ function ThemedDocument ({ data, nonce }: DocumentProps) {
         {/* Before the stylesheet, so the theme is settled before the first paint. */}
         <HintCheckScript requestInfo={requestInfo} nonce={nonce} />
         {env.ALLOW_INDEXING ? null : <meta name='robots' content='noindex, nofollow' />}
-        <title>{documentTitle(data, pages)}</title>
+        <title>{meta.title}</title>
+        <meta name='description' content={meta.description} />
+        {meta.canonical ? <link rel='canonical' href={meta.canonical} /> : null}
         <link rel='icon' href='/favicon.ico' sizes='48x48' />
         <link rel='icon' type='image/svg+xml' href='/favicon.svg' />
         <link rel='manifest' href='/site.webmanifest' crossOrigin='use-credentials' />

@@ -1,8 +1,17 @@
 import { createContext, use, useContext, type ComponentType } from 'react'
+import { definePage } from './define-page.js'
 
+/** A page's text, or a function of its status and data when one page shows several things. */
+export type PageText<Data> = string | ((page: { status: number, data: Data }) => string)
+
+/** What the document's <head> says about a page; React escapes every value. */
 export interface PageMeta<Data = unknown> {
-  /** Shown before the product name; a function when one page shows several things. */
-  title?: string | ((page: { status: number, data: Data }) => string)
+  /** Shown before the product name. */
+  title?: PageText<Data>
+  /** The summary search engines show (<meta name="description">); the shell's when absent. */
+  description?: PageText<Data>
+  /** The page's preferred address (<link rel="canonical">): a path of this site, or an absolute http(s) URL. */
+  canonical?: PageText<Data>
 }
 
 export type PageComponent<Data = unknown> = ComponentType<{ data: Data }>
@@ -24,31 +33,34 @@ export interface PageDefinition<Data = unknown> {
 
 export type AnyPage = PageDefinition<any>
 
-export function definePage<Data> (page: PageDefinition<Data>): PageDefinition<Data> {
-  return page
-}
+export { definePage }
 
-export const HOME = definePage<null>({ id: 'home', path: '/', load: () => import('./pages/home.js').then((module) => module.HomePage) })
+export const HOME = definePage<null>({
+  id: 'home',
+  path: '/',
+  load: () => import('./pages/home.js').then((module) => module.HomePage),
+  meta: { description: 'Agent Stack: the application shell every screen is rendered in, fast and accessible, with or without JavaScript.', canonical: '/' }
+})
 
 /** Every screen of the app: a new screen is one file in pages/ (named after its id) and one line here. */
 export const PAGES: readonly AnyPage[] = [HOME]
 
-/** Pages the server chooses; their titles come from the error catalogue. */
+/** Pages the server chooses; their titles come from the error catalogue. No canonical: an error is not an address to index. */
 export const SYSTEM_PAGES = {
   notFound: definePage<{ title: string }>({
     id: 'not-found',
     load: () => import('./pages/not-found.js').then((module) => module.NotFoundPage),
-    meta: { title: ({ data }) => data.title }
+    meta: { title: ({ data }) => data.title, description: 'There is nothing at this address of Agent Stack.' }
   }),
   clientError: definePage<{ title: string, message: string }>({
     id: 'client-error',
     load: () => import('./pages/client-error.js').then((module) => module.ClientErrorPage),
-    meta: { title: ({ data }) => data.title }
+    meta: { title: ({ data }) => data.title, description: ({ data }) => data.message }
   }),
   serverError: definePage<{ title: string }>({
     id: 'server-error',
     load: () => import('./pages/server-error.js').then((module) => module.ServerErrorPage),
-    meta: { title: ({ data }) => data.title }
+    meta: { title: ({ data }) => data.title, description: 'Agent Stack could not show this page. Please try again in a moment.' }
   })
 }
 

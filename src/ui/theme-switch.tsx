@@ -1,5 +1,5 @@
 import type { FormEvent } from 'react'
-import { THEME_SWITCH_PATH, nextThemePreference, type ThemePreference } from '../shared/theme.js'
+import { THEME_PREFERENCES, THEME_SWITCH_PATH, nextThemePreference, type ThemePreference } from '../shared/theme.js'
 import { useRequestInfo } from './request-info.js'
 import { useTheme } from './theme.js'
 
@@ -25,7 +25,16 @@ export function ThemeSwitch () {
       {/* The name says the current mode (WCAG 2.5.3: it matches the visible text); the title says what a press does. */}
       <button type='submit' title={`Switch to the ${LABELS[next].toLowerCase()} theme`}>
         <ThemeIcon preference={preference} />
-        <span>{`Theme: ${LABELS[preference]}`}</span>
+        {/*
+          Every label takes the same cell, the others unseen, so the button is as wide whichever
+          is shown: a preference the page learns after its first paint (a cookie it could not
+          read, a page from the cache) moves nothing. The unseen ones are aria-hidden too.
+        */}
+        <span className='theme-switch-labels'>
+          {THEME_PREFERENCES.map((option) => option === preference
+            ? <span key={option}>{`Theme: ${LABELS[option]}`}</span>
+            : <span key={option} className='theme-switch-unseen' aria-hidden='true'>{`Theme: ${LABELS[option]}`}</span>)}
+        </span>
       </button>
     </form>
   )

@@ -18,11 +18,12 @@ const KNOWN: Record<string, string> = {
   '/': 'GET, HEAD',
   '/resources/healthcheck': 'GET, HEAD',
   '/resources/theme-switch': 'POST',
+  '/resources/csp-report': 'POST',
   '/favicon.ico': 'GET, HEAD'
 }
 
 const segment = fc.oneof(
-  fc.constantFrom('', 'resources', 'healthcheck', 'theme-switch', 'favicon.ico', 'assets', '.', '..', '%25', '%2F', '%2e%2e', '%E2%9C%93', '%C3%28', '%FF'),
+  fc.constantFrom('', 'resources', 'healthcheck', 'theme-switch', 'csp-report', 'favicon.ico', 'assets', '.', '..', '%25', '%2F', '%2e%2e', '%E2%9C%93', '%C3%28', '%FF'),
   fc.string({ maxLength: 8 }).map(encodeURIComponent)
 )
 const address = fc.oneof(

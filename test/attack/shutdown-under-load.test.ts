@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http'
 import t from 'tap'
 import { pageData } from '../helpers/app.js'
-import { startListening, type LogLine } from '../helpers/process.js'
+import { byMarkedId, marked, startListening, type LogLine } from '../helpers/process.js'
 import { largestServedFile, within } from '../helpers/raw-http.js'
 
 /**
@@ -36,7 +36,7 @@ function sendPausedAfterFirstChunk (port: number, path: string, resume: Promise<
   const startedPromise = new Promise<void>((resolve) => { started = resolve })
   const id = 'paused-reader'
   const outcome = new Promise<Outcome>((resolve) => {
-    const req = request({ agent: false, host: '127.0.0.1', port, path, headers: { 'x-request-id': id, accept: 'text/html' } }, (response) => {
+    const req = request({ agent: false, host: '127.0.0.1', port, path: marked(path, id), headers: { accept: 'text/html' } }, (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => {
         if (chunks.push(chunk) === 1) {
@@ -58,8 +58,8 @@ function sendPausedAfterFirstChunk (port: number, path: string, resume: Promise<
 function send (agent: Agent, port: number, id: string, path: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const outcome: Outcome = { id, path }
-    const headers = { 'x-request-id': id, accept: 'text/html', cookie: VISITOR_COOKIES }
-    const req = request({ agent, host: '127.0.0.1', port, path, headers }, (response) => {
+    const headers = { accept: 'text/html', cookie: VISITOR_COOKIES }
+    const req = request({ agent, host: '127.0.0.1', port, path: marked(path, id), headers }, (response) => {
       // Kept as bytes: decoding every file would make this process, not the server, the bottleneck.
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -137,7 +137,7 @@ t.test('SIGTERM under steady traffic: accepted requests complete, new connection
   const ended = await within(Promise.all(clients).then(() => true), 5000, false)
   t.ok(ended, 'every client stopped at a refused connection')
 
-  const logs = server.logs()
+  const logs = byMarkedId(server.logs())
   const shutdownAt = logs.findIndex((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM')
   t.ok(shutdownAt > 0, 'the server logged the signal')
   const loggedIds = new Set(logs.map((line: LogLine) => line.requestId).filter((id): id is string => typeof id === 'string'))

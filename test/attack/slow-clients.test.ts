@@ -179,7 +179,8 @@ t.test('300 slow clients neither starve the health check and the document nor ou
   for (const kind of ['silent', 'headers', 'body'] as const) {
     const limit = kind === 'body' ? timeouts.requestTimeout : timeouts.headersTimeout
     const ofKind = results.filter((result) => result.kind === kind)
-    const cutOff = ofKind.filter(({ afterMs, answer }) => afterMs >= limit - 20 && afterMs < limit + 1000 && REQUEST_TIMEOUT_408.test(answer))
+    // Never before the limit; after it, as soon as Node's connection check runs, which a busy 2-core machine delays.
+    const cutOff = ofKind.filter(({ afterMs, answer }) => afterMs >= limit - 20 && afterMs < limit + 2500 && REQUEST_TIMEOUT_408.test(answer))
     t.equal(cutOff.length, ofKind.length, `every ${kind} client got a 408 at ${limit} ms (latest after ${Math.round(Math.max(...ofKind.map(({ afterMs }) => afterMs)))} ms)`)
   }
   t.match(await getFresh(`${url}/resources/healthcheck`), { status: 200, body: 'OK' }, 'and the server is still healthy')

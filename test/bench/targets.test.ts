@@ -1,5 +1,5 @@
 import t from 'tap'
-import { combineTallies, generatorBound, hitRatio, median, pairedRatio, startupStatus, targetStatus, totalTally } from '../../bench/targets.mjs'
+import { combineTallies, generatorBound, hitRatio, median, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from '../../bench/targets.mjs'
 
 const clean = { errors: 0, badStatus: 0 }
 
@@ -53,4 +53,11 @@ t.test('one route\'s counts are the probe\'s counts after its runs less those be
 t.test('start-up is met when the median of its runs is within the bound', async (t) => {
   t.equal(startupStatus([240, 900, 230, 250, 245], 250), 'met', 'one slow start does not decide')
   t.equal(startupStatus([260, 240, 270], 250), 'missed')
+})
+
+t.test('a variant\'s cost is the median of each round\'s difference in CPU per request', async (t) => {
+  // Round 2 is slow for both: its difference is still 4 µs.
+  t.equal(pairedCost([54, 84, 55], [50, 80, 50]), 4)
+  t.equal(pairedCost([50, 49], [50, 50]), -0.5, 'noise can read as a saving')
+  t.throws(() => pairedCost([1], []), /one base run per variant run/)
 })

@@ -8,9 +8,11 @@ import { buildServer } from '../../build.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { TEST_SECRETS } from '../helpers/app.js'
-import { startListening } from '../helpers/process.js'
+import { freePort, startListening } from '../helpers/process.js'
 
 const PROBE = fileURLToPath(new URL('../helpers/async-local-storage-probe.mjs', import.meta.url))
+
+const OPENTELEMETRY_SDK = ['@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources']
 
 const bundles = {
   production: join(DIST_DIR, 'server', 'main.js'),
@@ -32,12 +34,24 @@ t.test('the server bundle holds React\'s streaming and string renderers in the m
 })
 
 // Resolving and compiling hundreds of package files was half the time to readiness.
-t.test('the production bundle holds every package it runs: it loads nothing but Node\'s own modules', async (t) => {
+t.test('the production bundle holds every package it runs: at start-up it loads nothing but Node\'s own modules', async (t) => {
   const code = await readFile(bundles.production, 'utf8')
-  const loaded = [...code.matchAll(/^import [^;]*?from "([^"]+)"|__require\("([^"]+)"\)|import\("([^"]+)"\)/gm)].map((match) => match[1] ?? match[2] ?? match[3] ?? '')
-  t.ok(loaded.length > 10, `its imports were found (${loaded.length})`)
-  const packages = [...new Set(loaded.filter((specifier) => !isBuiltin(specifier)))]
-  t.same(packages, ['pino-pretty'], 'only the developer\'s log formatter, loaded when LOG_PRETTY is set')
+  const specifiers = (pattern: RegExp) => [...new Set([...code.matchAll(pattern)].map((match) => match[1] ?? match[2] ?? ''))]
+  const atStartUp = specifiers(/^import [^;]*?from "([^"]+)"|__require\("([^"]+)"\)/gm)
+  t.ok(atStartUp.length > 10, `its imports were found (${atStartUp.length})`)
+  t.same(atStartUp.filter((specifier) => !isBuiltin(specifier)), [], 'no package is loaded at start-up')
+  const onDemand = specifiers(/import\("([^"]+)"\)/g).filter((specifier) => !isBuiltin(specifier)).sort()
+  t.same(onDemand, ['@fastify/otel', ...OPENTELEMETRY_SDK, 'pino-pretty'].sort(), 'only the developer\'s log formatter (LOG_PRETTY) and tracing\'s packages (OTEL_EXPORTER_OTLP_ENDPOINT), on demand')
+})
+
+t.test('OpenTelemetry\'s SDK is never imported unless tracing is configured: the bundle loads it by dynamic import() only', async (t) => {
+  const code = await readFile(bundles.production, 'utf8')
+  // prom-client requires the API (a no-op facade until an SDK registers) at start-up, so it is bundled.
+  t.notMatch(code, /import\("@opentelemetry\/api"\)|require\("@opentelemetry\/api"\)/, '@opentelemetry/api: bundled, not loaded from node_modules')
+  for (const name of ['@fastify/otel', ...OPENTELEMETRY_SDK]) {
+    t.ok(code.includes(`import("${name}")`), `${name}: imported on demand`)
+    t.notMatch(code, new RegExp(`^import [^;]*from ["']${name}["']|require\\(["']${name}["']\\)`, 'm'), `${name}: never at start-up`)
+  }
 })
 
 // React's Node renderer would enter an AsyncLocalStorage for each render; on
@@ -45,7 +59,9 @@ t.test('the production bundle holds every package it runs: it loads nothing but 
 for (const mode of ['production', 'development'] as const) {
   t.test(`the built server renders pages without entering an AsyncLocalStorage (React's ${mode} build)`, async (t) => {
     if (!existsSync(bundles[mode])) await buildServer({ mode, outdir: dirname(bundles[mode]) })
-    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: mode, NODE_OPTIONS: `--import=${PROBE}` }, bundles[mode])
+    // With metrics on: counting must not turn async hooks on either.
+    const metricsPort = await freePort()
+    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: mode, NODE_OPTIONS: `--import=${PROBE}`, METRICS_PORT: String(metricsPort) }, bundles[mode])
     for (const theme of ['light', 'dark']) {
       const page = await fetch(`${server.url}/`, { headers: { cookie: `${THEME_COOKIE_NAME}=${theme}` } })
       t.equal(page.status, 200)
@@ -61,6 +77,7 @@ for (const mode of ['production', 'development'] as const) {
       body: 'theme=dark&redirectTo=%2F'
     })
     t.equal(switched.status, 303)
+    t.match(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), /^documents_rendered_total\{page="home",cache="miss"\} 2$/m, 'and metrics were counted')
 
     t.equal(server.stderr(), 'probe loaded\n', 'the probe ran, and nothing entered an AsyncLocalStorage')
   })

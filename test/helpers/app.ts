@@ -21,7 +21,8 @@ export const TEST_SECRETS = {
 
 /** The environment tests run with: the embedded defaults plus fixed secrets, overridable per test. */
 export function testEnv (overrides: Record<string, string> = {}): Env {
-  return loadEnv({ NODE_ENV: 'test', ...TEST_SECRETS, ...overrides }).env
+  // No load shedding unless a test turns it on: a busy test machine's event-loop delay is not the app's behaviour.
+  return loadEnv({ NODE_ENV: 'test', LOAD_SHEDDING_DELAY_MS: '0', ...TEST_SECRETS, ...overrides }).env
 }
 
 /** The app's options, with `env` as overrides of the test environment (raw strings, validated like the real ones). */
@@ -54,6 +55,11 @@ export async function build (t: Test, options: BuildOptions = {}): Promise<TestA
 /** The value a response sets for a cookie, with its attributes, or undefined. */
 export function setCookie (response: LightMyRequestResponse, name: string) {
   return response.cookies.find((cookie) => cookie.name === name)
+}
+
+/** What the render cache did for a document (hit, miss or bypass), as its Server-Timing header says; undefined for any other response. */
+export function cacheOutcome (response: LightMyRequestResponse): string | undefined {
+  return /\bcache;desc=(\w+)/.exec(String(response.headers['server-timing'] ?? ''))?.[1]
 }
 
 /** Posts a URL-encoded form the way a browser without JavaScript does. */

@@ -29,9 +29,15 @@ export interface ServerProcess {
  */
 export function startServer (t: Test, env: Record<string, string>, entry = SERVER_ENTRY): ServerProcess {
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "node build.mjs" (npm test does) first`)
-  const child = spawn(process.execPath, [entry], {
+  return startProcess(t, [process.execPath, entry], env)
+}
+
+/** Runs `argv` with exactly `env` (plus PATH), reading its log lines; killed at teardown if still running. */
+export function startProcess (t: Test, [command = '', ...args]: string[], env: Record<string, string>, cwd?: string): ServerProcess {
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {})
   })
   let stdout = ''
   let stderr = ''
@@ -68,7 +74,7 @@ export function startServer (t: Test, env: Record<string, string>, entry = SERVE
     }
   })
 
-  function waitForLog (matches: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> {
+  function waitForLog (matches: (line: LogLine) => boolean, timeoutMs = 30_000): Promise<LogLine> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = lines.find(matches)
@@ -107,4 +113,24 @@ export async function startListening (t: Test, env: Record<string, string> = {},
   const server = startServer(t, { NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env }, entry)
   await server.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'))
   return { ...server, port, url: `http://127.0.0.1:${port}` }
+}
+
+/**
+ * Marks a request's path with the test's own id for it. The server logs each
+ * request under an id of its own (a client's X-Request-Id is trusted only
+ * from a trusted proxy), so tests find their requests by URL instead.
+ */
+export function marked (path: string, id: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}request=${encodeURIComponent(id)}`
+}
+
+/** The log lines with each marked request's lines under the test's id as `requestId`. */
+export function byMarkedId (lines: LogLine[]): LogLine[] {
+  const ids = new Map<unknown, string>()
+  for (const line of lines) {
+    const url = (line.req as { url?: unknown } | undefined)?.url
+    const id = typeof url === 'string' ? new URL(url, 'http://localhost').searchParams.get('request') : null
+    if (id !== null) ids.set(line.requestId, id)
+  }
+  return lines.map((line) => ids.has(line.requestId) ? { ...line, requestId: ids.get(line.requestId) } : line)
 }

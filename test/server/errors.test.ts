@@ -50,13 +50,13 @@ function assertErrorDocument (t: Test, response: LightMyRequestResponse) {
   t.equal(envScript?.nonce, nonce, 'by a script carrying the CSP nonce')
 }
 
-/** The error logs of one request. */
+/** The error logs of one request, named by its X-Request-Id: inject() comes from 127.0.0.1, trusted in these apps. */
 function errorLogs (logs: TestApp['logs'], requestId: string) {
   return logs.filter((entry) => entry.level >= 50 && entry.requestId === requestId)
 }
 
 t.test('a page whose loader throws gets the 500 error document; the error is logged with the request id', async (t) => {
-  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
+  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   for (const path of ['/loader-fails', '/async-loader-fails']) {
     const requestId = `test${path.replace(/\//g, '-')}`
     const response = await app.inject({ url: path, headers: { ...HTML, 'x-request-id': requestId } })
@@ -70,7 +70,7 @@ t.test('a page whose loader throws gets the 500 error document; the error is log
 })
 
 t.test('a component that throws while rendering the shell gets the 500 error document', async (t) => {
-  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
+  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   for (const headers of [HTML, BOT]) {
     const requestId = `shell-${headers === BOT ? 'bot' : 'browser'}`
     const response = await app.inject({ url: '/shell-fails', headers: { ...headers, 'x-request-id': requestId } })
@@ -82,7 +82,7 @@ t.test('a component that throws while rendering the shell gets the 500 error doc
 t.test('an error inside a Suspense boundary never leaves a bot with a 200', async (t) => {
   // Only statuses and logs here: React's development build (NODE_ENV is not "production" in tests)
   // writes a boundary's error message into the HTML for the developer; its production build does not.
-  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
+  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   const bot = await app.inject({ url: '/boundary-fails', headers: { ...BOT, 'x-request-id': 'boundary-bot' } })
   t.equal(bot.statusCode, 500, 'a bot waits for the whole page, so the error can still set the status')
   t.ok(errorLogs(logs, 'boundary-bot').length > 0, 'logged with the request id')
@@ -93,7 +93,7 @@ t.test('an error inside a Suspense boundary never leaves a bot with a 200', asyn
 })
 
 t.test('an unexpected error in a route is JSON for a client that asks for it, and the error document for everyone else', async (t) => {
-  const { app, logs } = await build(t, { allowErrorLogs: true })
+  const { app, logs } = await build(t, { allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   app.get('/explodes', async () => { throw new Error(DETAIL) })
 
   assertErrorDocument(t, await app.inject({ url: '/explodes', headers: HTML }))
@@ -136,7 +136,7 @@ t.test("a client's malformed request to a POST route is a 4xx with a message it 
 
 t.test('the error document carries the address as asked, whatever characters it holds', async (t) => {
   // `$&` and `` $` `` are replacement patterns to String.prototype.replace: request text must never be one.
-  const { app } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true })
+  const { app } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   const url = '/shell-fails?q=$&$`'
   const response = await app.inject({ url, headers: HTML })
   assertErrorDocument(t, response)

@@ -1,19 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import t from 'tap'
 import { build } from '../helpers/app.js'
+import { blockEventLoop } from '../helpers/pressure.js'
 
 const URL = '/resources/healthcheck'
 const READINESS = '/resources/readiness'
-
-/** Blocks the event loop in slices, yielding so @fastify/under-pressure's sampler can run, until `done` or the bound. */
-async function blockEventLoop (done: () => boolean, forMs: number, sliceMs = 200) {
-  const deadline = Date.now() + forMs
-  while (!done() && Date.now() < deadline) {
-    const until = Date.now() + sliceMs
-    while (Date.now() < until) { /* busy: this is the pressure */ }
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
 
 t.test('GET /resources/healthcheck answers 200 OK in plain text, without rendering the document', async (t) => {
   const { app } = await build(t)
@@ -35,7 +26,7 @@ t.test('HEAD /resources/healthcheck answers 200 with no body', async (t) => {
   t.equal(response.headers['content-type'], 'text/plain; charset=utf-8')
 })
 
-t.test('under event-loop pressure the server sheds load with 503 and Retry-After, then recovers', async (t) => {
+t.test('under event-loop pressure the server sheds load with 503 and Retry-After and is not ready, then recovers', async (t) => {
   // A threshold well above an idle loop's jitter, so recovery does not depend on how busy the machine is.
   const { app } = await build(t, { env: { LOAD_SHEDDING_DELAY_MS: '50' }, loadShedding: { retryAfterSeconds: 7 } })
   await app.ready()
@@ -44,38 +35,41 @@ t.test('under event-loop pressure the server sheds load with 503 and Retry-After
   await blockEventLoop(() => app.isUnderPressure(), 10_000)
   t.ok(app.isUnderPressure(), 'the blocked event loop is detected')
 
-  const probe = await app.inject({ url: URL })
-  t.equal(probe.statusCode, 503, 'the health check reports the overload')
-  t.equal(probe.headers['retry-after'], '7')
-  t.equal(probe.body, 'The server is busy. Please retry shortly.', 'in words, to a probe that states no preference')
-  const script = await app.inject({ url: URL, headers: { accept: 'application/json' } })
-  t.same(script.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The server is busy. Please retry shortly.' }, 'and as JSON to a script that asks for it')
+  t.equal(app.readiness, 'shedding', 'the readiness state says why')
+  const liveness = await app.inject({ url: URL })
+  t.equal(liveness.statusCode, 200, 'liveness still passes: a busy instance is alive, and restarting it would shed its load onto the rest')
+  t.equal(liveness.body, 'OK')
 
   const readiness = await app.inject({ url: READINESS })
   t.equal(readiness.statusCode, 503, 'readiness fails while load is shed')
-  t.equal(readiness.headers['retry-after'], '7')
+  t.equal(readiness.headers['retry-after'], '5')
+  t.equal(readiness.body, 'Overloaded')
+  const readinessHead = await app.inject({ method: 'HEAD', url: READINESS })
+  t.equal(readinessHead.statusCode, 503, 'HEAD too')
+  t.equal(readinessHead.headers['retry-after'], '5')
 
   const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
-  t.equal(page.statusCode, 503, 'pages are shed too')
+  t.equal(page.statusCode, 503, 'pages are shed')
   t.equal(page.headers['retry-after'], '7')
   t.equal(page.headers['content-type'], 'text/plain; charset=utf-8', 'without rendering React for it')
-  t.equal(page.body, 'The server is busy. Please retry shortly.')
-  for (const response of [probe, page]) {
-    // Shed before the security plugin ran: the answer brings its own protections.
-    t.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'")
-    t.equal(response.headers['x-content-type-options'], 'nosniff')
-    t.equal(response.headers['cache-control'], 'no-store', 'and no cache keeps the overload answer')
-  }
+  t.equal(page.body, 'The server is busy. Please retry shortly.', 'in words, to a client that states no preference')
+  // Shed before the security plugin ran: the answer brings its own protections.
+  t.equal(page.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'")
+  t.equal(page.headers['x-content-type-options'], 'nosniff')
+  t.equal(page.headers['cache-control'], 'no-store', 'and no cache keeps the overload answer')
+  const script = await app.inject({ url: '/', headers: { accept: 'application/json' } })
+  t.same(script.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The server is busy. Please retry shortly.' }, 'and as JSON to a script that asks for it')
 
-  // Once the loop is idle again, the next samples bring the health check back; polled, bounded.
-  let recovered = await app.inject({ url: URL })
+  // Once the loop is idle again, the next samples bring readiness back; polled, bounded.
+  let recovered = await app.inject({ url: READINESS })
   const recoveryDeadline = Date.now() + 10_000
   while (recovered.statusCode !== 200 && Date.now() < recoveryDeadline) {
     await delay(100)
-    recovered = await app.inject({ url: URL })
+    recovered = await app.inject({ url: READINESS })
   }
-  t.equal(recovered.statusCode, 200, 'healthy again once the pressure is gone')
-  t.equal(recovered.body, 'OK')
+  t.equal(recovered.statusCode, 200, 'ready again once the pressure is gone')
+  t.equal(recovered.body, 'Ready')
+  t.equal(app.readiness, 'ready')
 })
 
 t.test('LOAD_SHEDDING_DELAY_MS=0 turns load shedding off: a blocked event loop still gets answers', async (t) => {
@@ -84,9 +78,9 @@ t.test('LOAD_SHEDDING_DELAY_MS=0 turns load shedding off: a blocked event loop s
   // Slices longer than the default threshold (1000 ms), which would shed.
   await blockEventLoop(() => app.isUnderPressure(), 3_000, 1_500)
   t.equal(app.isUnderPressure(), false, 'never under pressure')
-  const probe = await app.inject({ url: URL })
-  t.equal(probe.statusCode, 200)
-  t.equal(probe.body, 'OK')
+  const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
+  t.equal(page.statusCode, 200)
+  t.equal(app.readiness, 'ready')
 })
 
 t.test('GET and HEAD /resources/readiness answer 200 while the instance should get traffic', async (t) => {
@@ -106,7 +100,9 @@ t.test('once draining starts, readiness fails at once while pages and liveness a
   let closed = false
   const { app } = await build(t, { routes (scope) { scope.addHook('onClose', async () => { closed = true }) } })
   await app.ready()
+  t.equal(app.readiness, 'ready')
   const drained = app.drain({ delayMs: 300, idleGraceMs: 0 })
+  t.equal(app.readiness, 'draining')
   const readiness = await app.inject({ url: READINESS })
   t.equal(readiness.statusCode, 503, 'readiness fails')
   t.equal(readiness.headers['retry-after'], '5', 'with Retry-After')
@@ -121,7 +117,8 @@ t.test('once draining starts, readiness fails at once while pages and liveness a
 })
 
 t.test('probes write no access log at info; pages do', async (t) => {
-  const { app, logs } = await build(t)
+  // inject() comes from 127.0.0.1: trusted here, so the ids below name the log lines.
+  const { app, logs } = await build(t, { env: { TRUST_PROXY: 'loopback' } })
   for (const url of [URL, READINESS, '/']) await app.inject({ url, headers: { 'x-request-id': `probe${url.replaceAll('/', '-')}` } })
   const accessLogged = (id: string) => logs.some((entry) => entry.requestId === id && entry.msg === 'incoming request')
   t.notOk(accessLogged('probe-resources-healthcheck'), 'liveness')

@@ -1,10 +1,11 @@
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
-import { startListening, type LogLine } from '../helpers/process.js'
+import { byMarkedId, marked, startListening, type LogLine } from '../helpers/process.js'
 import { getFresh, largestServedFile, openConnection, parseResponse, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
 import { listen } from '../helpers/server.js'
 
 const isLog = (requestId: string, msg: string) => (line: LogLine) => line.requestId === requestId && line.msg === msg
+const logged = (server: { logs: () => LogLine[] }, requestId: string, msg: string) => byMarkedId(server.logs()).some(isLog(requestId, msg))
 
 t.test('a request in flight when SIGTERM arrives completes, new connections are refused, and the process exits 0', async (t) => {
   const file = largestServedFile()
@@ -18,13 +19,13 @@ t.test('a request in flight when SIGTERM arrives completes, new connections are 
   const closedByServer = new Promise<true>((resolve) => socket.once('end', () => resolve(true)))
   await new Promise((resolve) => socket.once('connect', resolve))
   socket.pause()
-  socket.write(`GET ${file.url} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\nX-Request-Id: in-flight\r\n\r\n`)
-  await server.waitForLog(isLog('in-flight', 'incoming request'))
+  socket.write(`GET ${marked(file.url, 'in-flight')} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\n\r\n`)
+  await server.waitForLog(() => logged(server, 'in-flight', 'incoming request'))
 
   server.child.kill('SIGTERM')
   await server.waitForLog((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM')
   t.equal(await refusedWithin(server.port, 5000), 'ECONNREFUSED', 'new connections are refused once shutdown began')
-  t.notOk(server.logs().some(isLog('in-flight', 'request completed')), 'the response was still in flight when shutdown began')
+  t.notOk(logged(server, 'in-flight', 'request completed'), 'the response was still in flight when shutdown began')
   t.equal(server.child.exitCode, null, 'the process waits for it')
 
   // Now read: the response completes in full.
@@ -38,7 +39,7 @@ t.test('a request in flight when SIGTERM arrives completes, new connections are 
   t.equal(response.headers['content-length'], String(file.bytes.length))
   t.ok(response.body.equals(file.bytes), 'every byte of the file arrived')
   t.ok(closed, 'the server closed the connection after it, though it was keep-alive')
-  t.ok(server.logs().some(isLog('in-flight', 'request completed')), 'the request completed')
+  t.ok(logged(server, 'in-flight', 'request completed'), 'the request completed')
   t.same(exit, { code: 0, signal: null }, 'then the process exits 0')
   t.equal(server.stderr(), '', 'nothing on stderr')
 })
@@ -147,4 +148,41 @@ t.test('a second signal during the drain exits at once', async (t) => {
   const exit = await within(server.exited, 5000, null)
   t.ok(exit, 'the process ended')
   t.ok(Date.now() - started < 5000, 'without waiting out the delay')
+})
+
+t.test('after the delay only the listener closes: an idle keep-alive connection is left to its client for the grace, then closed', async (t) => {
+  const { app, url } = await listen(t)
+  const port = Number(new URL(url).port)
+  const connection = await openConnection(t, port)
+  const request = 'GET /resources/healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+  connection.socket.write(request)
+  if (!await receivedEnding(connection, '\r\n\r\nOK')) return t.fail('no answer to the first request')
+
+  let closedAt: number | undefined
+  const drained = app.drain({ delayMs: 0, idleGraceMs: 800 }).then(() => { closedAt = performance.now() })
+  t.equal(await refusedWithin(port, 2000), 'ECONNREFUSED', 'new connections are refused')
+  t.equal(await within(connection.closed, 100, 'open'), 'open', 'the idle connection is not destroyed with the listener (a proxy may be reusing it)')
+
+  // The proxy reuses it: served, and told to close.
+  const answered = connection.received().length
+  const second = new Promise((resolve) => connection.socket.once('data', resolve))
+  connection.socket.write(request)
+  if (!await within(second, 2000, null) || !await receivedEnding(connection, '\r\n\r\nOK')) return t.fail('no answer on the kept connection')
+  t.match(parseResponse(connection.received().subarray(answered)), { status: 200, headers: { connection: 'close' } })
+  const closed = await within(connection.closed, 2000, null)
+  t.ok(closed && closed.error === undefined, 'then the server closes it cleanly')
+  await drained
+  t.ok(closedAt, 'and the app closes')
+})
+
+t.test('an idle connection its client keeps past the grace is closed then, and the app closes', async (t) => {
+  const { app, url } = await listen(t)
+  const connection = await openConnection(t, Number(new URL(url).port))
+  connection.socket.write('GET /resources/healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+  if (!await receivedEnding(connection, '\r\n\r\nOK')) return t.fail('no answer')
+  const started = performance.now()
+  await app.drain({ delayMs: 0, idleGraceMs: 300 })
+  const closed = await within(connection.closed, 2000, null)
+  t.ok(closed, 'closed by the server')
+  t.ok(closed && closed.at - started >= 250, `not before the grace (${closed && Math.round(closed.at - started)} ms)`)
 })

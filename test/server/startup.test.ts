@@ -1,5 +1,6 @@
+import { createServer, type AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { startListening, startServer } from '../helpers/process.js'
+import { freePort, startListening, startServer } from '../helpers/process.js'
 
 const SECRETS = {
   SESSION_SECRET: 'startup-test-session-secret-0123456789abcdef',
@@ -31,8 +32,8 @@ t.test('a secret missing in production stops start-up with one line per variable
   const { code, lines } = await refusedStart(t, { NODE_ENV: 'production' })
   t.not(code, 0)
   t.same(lines, [
-    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters).',
-    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters).'
+    'Missing environment variable SESSION_SECRET: required in production (a random string of at least 32 characters, or a comma-separated list of them, newest first).',
+    'Missing environment variable HONEYPOT_SECRET: required in production (a random string of at least 32 characters, or a comma-separated list of them, newest first).'
   ])
 })
 
@@ -54,7 +55,7 @@ t.test('a valid environment starts the server, which answers and then stops clea
   const home = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } })
   t.equal(home.status, 200)
   t.match(await home.text(), /<title>Agent Stack<\/title>/)
-  // Logged once the response has finished, which can be after the client has read it all.
+  // Awaited: the log line of a response may reach stdout just after the response itself.
   t.ok(await server.waitForLog((line) => line.msg === 'request completed' && typeof line.requestId === 'string'), 'requests are logged with their id')
 
   server.child.kill('SIGTERM')
@@ -68,4 +69,31 @@ t.test('SIGINT (Ctrl-C) stops it cleanly too', async (t) => {
   t.notOk(server.logs().some((line) => line.level === 40), 'no warning when the secrets are given')
   server.child.kill('SIGINT')
   t.same(await server.exited, { code: 0, signal: null })
+})
+
+t.test('with METRICS_PORT the metrics are served on their own listener, never on the public port', async (t) => {
+  const metricsPort = await freePort()
+  const server = await startListening(t, { ...SECRETS, METRICS_PORT: String(metricsPort) })
+  await server.waitForLog((line) => line.listener === 'metrics' && String(line.msg).startsWith('Server listening at'))
+  await (await fetch(`${server.url}/`)).text()
+  const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+  t.equal(scraped.status, 200)
+  t.match(await scraped.text(), /^http_request_duration_seconds_count\{[^}]*route="\/"[^}]*\} 1$/m)
+  const publicMetrics = await fetch(`${server.url}/metrics`)
+  t.equal(publicMetrics.status, 404, 'the public port answers 404')
+
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null }, 'both listeners close and the process exits 0')
+  t.equal(server.stderr(), '')
+})
+
+t.test('a metrics port already taken stops start-up with a fatal line', async (t) => {
+  const taken = createServer()
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => taken.close())
+  const { port } = taken.address() as AddressInfo
+  const server = startServer(t, { ...SECRETS, NODE_ENV: 'test', PORT: String(await freePort()), METRICS_PORT: String(port) })
+  const { code } = await server.exited
+  t.equal(code, 1)
+  t.ok(server.logs().some((line) => line.level === 60 && line.msg === 'could not start listening'), 'says why')
 })

@@ -150,7 +150,9 @@ t.test('the switch is a real form in the shell, returning to the same path and q
     t.match(tag, 'action="/resources/theme-switch"', `${current}: to the theme switch`)
     t.match(form, `<input type="hidden" name="theme" value="${next}"/>`, `${current}: the next mode is ${next}`)
     t.match(form, '<input type="hidden" name="redirectTo" value="/no-such-page?q=a%20b&amp;x=1"/>', 'back to this path and query')
-    t.match(form, new RegExp(`<button type="submit"[^>]*>[\\s\\S]*<span>Theme: ${current}</span></button>`), `${current}: the button says the current mode`)
+    t.match(form, new RegExp(`<button type="submit"[^>]*>[\\s\\S]*<span>Theme: ${current}</span>[\\s\\S]*</button>`), `${current}: the button says the current mode`)
+    const unseen = [...form.matchAll(/<span class="theme-switch-unseen" aria-hidden="true">Theme: (\w+)<\/span>/g)].map(([, label]) => label)
+    t.same(unseen.sort(), ['Dark', 'Light', 'System'].filter((label) => label !== current), `${current}: the other labels only hold the width`)
   }
 })
 

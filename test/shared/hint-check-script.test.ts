@@ -1,4 +1,5 @@
 import t from 'tap'
+import { TIME_ZONE_MARKER } from '../../src/shared/client-hints.js'
 import { HINT_REFERRER_KEY, HINT_RELOADS_KEY, hintCheckScript, type HintCheckInput } from '../../src/shared/hint-check-script.js'
 import { THEME_COLORS } from '../../src/shared/theme.js'
 
@@ -22,6 +23,8 @@ interface Browser {
   /** What the server rendered. */
   className?: string
   metas?: number
+  /** Whether the body holds something rendered in the hinted time zone (LocalTime); it does by default. */
+  rendersTime?: boolean
 }
 
 function run (input: Partial<HintCheckInput>, browser: Browser = {}) {
@@ -51,7 +54,33 @@ function run (input: Partial<HintCheckInput>, browser: Browser = {}) {
     querySelectorAll: (selector: string) => {
       if (selector !== 'meta[name="theme-color"]') throw new Error(`unexpected selector ${selector}`)
       return metas
+    },
+    // Until the body is parsed, only the <head> is there.
+    querySelector: (selector: string) => {
+      if (selector !== `[${TIME_ZONE_MARKER}]`) throw new Error(`unexpected selector ${selector}`)
+      return parsed && (browser.rendersTime ?? true) ? {} : null
+    },
+    addEventListener: (type: string, listener: () => void) => {
+      if (type !== 'DOMContentLoaded') throw new Error(`unexpected event ${type}`)
+      loaded.push(listener)
     }
+  }
+  let parsed = false
+  const loaded: Array<() => void> = []
+  const observers: Array<{ callback: () => void, observing: boolean }> = []
+  class MutationObserver {
+    readonly #entry: { callback: () => void, observing: boolean }
+    constructor (callback: () => void) {
+      this.#entry = { callback, observing: false }
+      observers.push(this.#entry)
+    }
+
+    observe (target: unknown, options: MutationObserverInit) {
+      if (target !== root || !options.childList || !options.subtree) throw new Error('the observer must watch the whole document')
+      this.#entry.observing = true
+    }
+
+    disconnect () { this.#entry.observing = false }
   }
   const session = new Map(Object.entries(browser.session ?? {}))
   const sessionStorage = {
@@ -72,8 +101,15 @@ function run (input: Partial<HintCheckInput>, browser: Browser = {}) {
   const Intl = { DateTimeFormat: () => ({ resolvedOptions: () => ({ timeZone: browser.timeZone ?? 'UTC' }) }) }
   const script = hintCheckScript({ preference: 'system', timeZone: 'UTC', reload: true, ...input })
   // eslint-disable-next-line no-new-func -- the script is a string by design: it is inlined in the page.
-  new Function('document', 'navigator', 'matchMedia', 'Intl', 'sessionStorage', 'location', script)(document, navigator, matchMedia, Intl, sessionStorage, location)
-  return { root, attributes, metas, jar, written, session, reloads, referrer: document.referrer }
+  new Function('document', 'navigator', 'matchMedia', 'Intl', 'sessionStorage', 'location', 'MutationObserver', script)(document, navigator, matchMedia, Intl, sessionStorage, location, MutationObserver)
+  const reloadsInHead = reloads
+  // The parser adds the body in two batches, then the document has loaded.
+  for (const batch of [false, true]) {
+    parsed = batch
+    for (const observer of observers) if (observer.observing) observer.callback()
+  }
+  for (const listener of loaded) listener()
+  return { root, attributes, metas, jar, written, session, reloads, reloadsInHead, referrer: document.referrer, observing: observers.some((observer) => observer.observing), watched: observers.length > 0 }
 }
 
 t.test('a system preference paints the live OS scheme before first paint', async (t) => {
@@ -126,9 +162,11 @@ t.test('unchanged hint cookies are not rewritten', async (t) => {
   t.equal(result.reloads, 0)
 })
 
-t.test('a first visit from another time zone reloads once, hidden, keeping the referrer', async (t) => {
+t.test('a first visit from another time zone to a page showing a time reloads once, hidden, keeping the referrer', async (t) => {
   const first = run({ timeZone: 'UTC' }, { timeZone: 'Europe/Paris', referrer: 'https://search.example/?q=agent' })
+  t.equal(first.reloadsInHead, 0, 'not before the parser meets the time')
   t.equal(first.reloads, 1)
+  t.equal(first.observing, false, 'the observer stops once it has decided')
   t.equal(first.jar.get('CH-time-zone'), 'Europe%2FParis')
   t.equal(first.session.get(HINT_RELOADS_KEY), '1', 'the reload is counted')
   t.equal(first.session.get(HINT_REFERRER_KEY), 'https://search.example/?q=agent')
@@ -140,6 +178,21 @@ t.test('a first visit from another time zone reloads once, hidden, keeping the r
   t.equal(second.session.has(HINT_RELOADS_KEY), false, 'the counter is reset')
   t.equal(second.referrer, 'https://search.example/?q=agent')
   t.equal(second.session.has(HINT_REFERRER_KEY), false)
+})
+
+t.test('a first visit from another time zone to a page showing no time: no reload, the cookie written', async (t) => {
+  const result = run({ timeZone: 'UTC' }, { timeZone: 'Europe/Paris', rendersTime: false, referrer: 'https://search.example/' })
+  t.equal(result.reloads, 0)
+  t.equal(result.jar.get('CH-time-zone'), 'Europe%2FParis', 'the next page is rendered in the browser’s zone')
+  t.equal(result.session.size, 0, 'nothing counted, nothing kept')
+  t.equal(result.observing, false, 'the observer stops once the document has loaded')
+  t.equal(result.referrer, 'https://search.example/')
+})
+
+t.test('a page in the browser’s zone is not watched at all', async (t) => {
+  const result = run({ timeZone: 'Europe/Paris' }, { cookies: { 'CH-time-zone': 'Europe%2FParis' }, timeZone: 'Europe/Paris' })
+  t.equal(result.reloads, 0)
+  t.equal(result.watched, false)
 })
 
 t.test('no reload loop when the server never sees the cookie (stripped on the way)', async (t) => {

@@ -14,6 +14,14 @@ export interface DrainOptions {
   idleGraceMs: number
 }
 
+/** After the delay and the idle grace, how long requests already accepted get to finish. */
+export const DRAIN_FINISH_MS = 10_000
+
+/** The longest a drain may take; past it the process exits 1. An orchestrator's grace period must be longer. */
+export function drainBoundMs ({ delayMs, idleGraceMs }: DrainOptions): number {
+  return delayMs + idleGraceMs + DRAIN_FINISH_MS
+}
+
 /**
  * A shutdown that drops nothing behind a keep-alive proxy (fastify#1714,
  * #3617): readiness fails and nothing else changes for `delayMs`; then only

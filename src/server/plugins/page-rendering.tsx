@@ -1,5 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { channel } from 'node:diagnostics_channel'
+import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PageData, PageState, RequestInfo } from '../../shared/page-data.js'
 import { hintCheckScriptFor } from '../../shared/hint-check-script.js'
@@ -9,11 +8,12 @@ import { loadAllPages, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../.
 import { pageAssets, type AssetManifest } from '../assets.js'
 import { publicEnv, type Env } from '../env.js'
 import { STATUSES } from '../errors.js'
-import { fillTemplate, passThrough, RenderCache, renderCacheKey, type CacheOutcome, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../render-cache.js'
-import { renderToHtml, sendDocument } from '../render.js'
+import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../render-cache.js'
+import { renderToHtml, sendDocument, type RenderOptions } from '../render.js'
 import { readRequestInfo } from '../request-info.js'
 import { addVary } from '../negotiation.js'
 import { advertiseClientHints } from '../client-hints.js'
+import type { DevTools } from '../dev/dev-tools.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,9 +22,10 @@ declare module 'fastify' {
   interface FastifyReply {
     /**
      * Sends the document for a page: at once from the render cache when the
-     * same data was rendered before, else streamed. The reply always ends.
+     * same data was rendered before, else rendered. The reply always ends.
+     * `cause`: what an error page stands in for (shown by the development server only).
      */
-    sendPage (page: PageState, requestInfo?: RequestInfo): void
+    sendPage (page: PageState, requestInfo?: RequestInfo, cause?: unknown): void
   }
 }
 
@@ -42,22 +43,10 @@ export interface PageRenderingOptions {
   assets: AssetManifest
   pages: readonly AnyPage[]
   cache?: RenderCacheOptions
+  devTools?: DevTools | undefined
 }
 
-/** What sendPage published for a page: which page, for which request, and what the render cache did. */
-export interface PageSentMessage {
-  request: FastifyRequest
-  page: string
-  cache: CacheOutcome
-}
-
-/**
- * Published for every page sent, when someone listens (metrics, the bench's
- * probe): node:diagnostics_channel costs nothing without a subscriber.
- */
-export const pageSent = channel('agent-stack:page-sent')
-
-export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, cache: cacheOptions }) => {
+export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, cache: cacheOptions, devTools }) => {
   const publicConfig = publicEnv(env)
   const assetsOf = pageAssets(assets)
   // Every component ready before the first request: a render never waits for one.
@@ -73,6 +62,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
       </HintScriptSource>
     </PageTableContext.Provider>
   )
+  const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
+  const documentScript = devScript(null)
 
   function pageData (reply: FastifyReply, page: PageState, requestInfo: RequestInfo | undefined): PageData {
     const { request } = reply
@@ -90,26 +81,28 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const html = fillTemplate(template, fillings)
     reply.status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
     if (verifyHits) {
-      renderToHtml(element(data, fillings.nonce), data, fillings.nonce).then((fresh) => {
+      renderToHtml(element(data, fillings.nonce), data, fillings.nonce, documentScript).then((fresh) => {
         const { id } = data.page
         if (fresh !== html) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
       }, () => {})
     }
   }
 
-  function render (reply: FastifyReply, data: PageData, nonce: string, capture: Capture) {
+  function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture) {
     const { request } = reply
-    const attempt = (state: PageData, onShellFailed: (error: unknown) => void) => sendDocument(request, reply, element(state, nonce), state, {
+    const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce), state, {
       status: state.page.status,
       waitForAll: state.requestInfo.isBot,
       timeoutMs: RENDER_TIMEOUT_MS,
       nonce,
+      script,
       capture: state === data ? capture : passThrough(),
       onShellFailed
     })
-    attempt(data, (error) => {
+    attempt(data, script, (error, componentStack) => {
+      reply.documentFailed()
       request.log.error({ err: error }, 'the document shell failed to render')
-      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id) }, (again) => {
+      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id) }, devScript({ error, componentStack }), (again) => {
         request.log.error({ err: again }, 'the error document failed to render')
         reply.status(500).header('Content-Type', 'text/html; charset=utf-8').send(LAST_RESORT)
       })
@@ -117,7 +110,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   }
 
   app.decorate('renderCache', cache)
-  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo) {
+  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
     const reply = this
     const data = pageData(reply, page, requestInfo)
     // An error page has already said no-store.
@@ -126,11 +119,12 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     advertiseClientHints(reply.request, reply)
     const nonce = reply.cspNonce.script
     const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
-    const key = renderCacheKey(data, fillings, !uncacheable.has(page.id))
+    // A document showing a failure's details (development) is rendered for that failure alone.
+    const script = cause === undefined ? documentScript : devScript({ error: cause })
+    const key = script === documentScript ? renderCacheKey(data, fillings, !uncacheable.has(page.id)) : null
     const template = key === null ? undefined : cache.get(key)
-    const outcome: CacheOutcome = key === null ? 'bypass' : template ? 'hit' : 'miss'
-    if (pageSent.hasSubscribers) pageSent.publish({ request: reply.request, page: page.id, cache: outcome } satisfies PageSentMessage)
+    reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
     if (template) sendCached(reply, data, template, fillings)
-    else render(reply, data, nonce, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
+    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
   })
-}, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts'] })
+}, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

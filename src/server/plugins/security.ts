@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { CSP_REPORT_GROUP, CSP_REPORT_PATH } from '../csp-report.js'
 import type { Env } from '../env.js'
 import { createNonce } from '../nonce.js'
 
@@ -50,7 +51,10 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
         baseUri: ["'none'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
-        ...(production ? { upgradeInsecureRequests: [] } : {})
+        ...(production ? { upgradeInsecureRequests: [] } : {}),
+        // Chromium reads only report-to once both are there; report-uri serves browsers without the Reporting API.
+        reportTo: [CSP_REPORT_GROUP],
+        reportUri: [CSP_REPORT_PATH]
       }
     },
     strictTransportSecurity: production ? { maxAge: 63072000, includeSubDomains: true, preload: true } : false,
@@ -63,6 +67,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   }))
   const [beforeNonce, afterNonce = ''] = (headers['content-security-policy'] ?? '').split(` 'nonce-${placeholder}'`)
   headers['content-security-policy'] = beforeNonce + afterNonce
+  headers['reporting-endpoints'] = `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`
 
   app.decorateReply(NONCE, null)
   app.decorateReply('cspNonce', {

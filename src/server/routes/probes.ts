@@ -6,22 +6,26 @@ const PROBE = {
   compress: false,
   decompress: false,
   // Probes arrive every few seconds from every balancer: no access log at info.
-  logLevel: 'warn'
+  logLevel: 'warn',
+  // Load shedding answers other requests before their handler; a probe answers for itself.
+  config: { probe: true, pressureHandler: () => undefined }
 } as const
 
 function answer (reply: FastifyReply, status: number, text: string): void {
   reply.status(status).header('Cache-Control', 'no-store').type('text/plain; charset=utf-8').send(text)
 }
 
-/** Liveness, and readiness (503 from the moment draining starts); both shed under load like any request. */
+/**
+ * Liveness: 200 while the process can answer at all, even while it sheds load
+ * (an orchestrator that restarted busy instances would shed the load onto the
+ * rest). Readiness: 503 from the moment draining starts and while load is shed.
+ */
 export async function probeRoutes (app: FastifyInstance) {
   app.get('/resources/healthcheck', PROBE, (_request, reply) => { answer(reply, 200, 'OK') })
   app.get('/resources/readiness', PROBE, (_request, reply) => {
-    if (app.draining) {
-      reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
-      answer(reply, 503, 'Draining')
-    } else {
-      answer(reply, 200, 'Ready')
-    }
+    const state = app.readiness
+    if (state === 'ready') return answer(reply, 200, 'Ready')
+    reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
+    answer(reply, 503, state === 'draining' ? 'Draining' : 'Overloaded')
   })
 }

@@ -1,10 +1,10 @@
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { errorCodes, type FastifyInstance, type FastifyRequest, type FastifySchemaValidationError } from 'fastify'
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
-import { isCrossSite } from '../cross-site.js'
 import { clientError } from '../errors.js'
+import { refuseForeignRequests } from '../forms/form-request.js'
 import { varyByAccept, wantsJson } from '../negotiation.js'
 
 export const ThemeSwitchBody = Type.Object({
@@ -14,7 +14,6 @@ export const ThemeSwitchBody = Type.Object({
 export type ThemeSwitchBody = Static<typeof ThemeSwitchBody>
 
 const BODY_LIMIT = 4 * 1024
-const ACCEPTED_TYPES = new Set(['application/x-www-form-urlencoded', 'application/json'])
 const THEMES_IN_WORDS = 'system, light or dark'
 
 function validationMessage (errors: FastifySchemaValidationError[]): string {
@@ -23,12 +22,6 @@ function validationMessage (errors: FastifySchemaValidationError[]): string {
   if (first?.instancePath === '/redirectTo') return 'redirectTo must be a single string: a path on this site.'
   if (first?.keyword === 'required') return `A theme is required: ${THEMES_IN_WORDS}.`
   return `The body must be a form or a JSON object with a theme (${THEMES_IN_WORDS}).`
-}
-
-function mediaType (request: FastifyRequest): string {
-  const header = request.headers['content-type'] ?? ''
-  const end = header.indexOf(';')
-  return (end === -1 ? header : header.slice(0, end)).trim().toLowerCase()
 }
 
 /** POST /resources/theme-switch: a form gets a 303 to a same-site path, a script its JSON; bad input a 4xx. */
@@ -40,18 +33,11 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
     // Fastify's default Ajv coerces `{"theme":["dark"]}` to "dark"; TypeBox's checker refuses it.
     validatorCompiler: TypeBoxValidatorCompiler,
     schemaErrorFormatter: (errors) => clientError('FST_ERR_VALIDATION', validationMessage(errors)),
-    onRequest: (request, _reply, done) => {
-      // Before the body is read: another site's form must change nothing (login CSRF's cousin).
-      if (isCrossSite(request)) {
-        done(clientError('CROSS_SITE', 'This request came from another site, so the theme was not changed.'))
-        return
-      }
-      const type = mediaType(request)
-      done(ACCEPTED_TYPES.has(type) ? undefined : new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type || 'none'))
-    }
+    onRequest: refuseForeignRequests('This request came from another site, so the theme was not changed.')
   }, (request, reply) => {
     const { theme, redirectTo } = request.body
     app.themeCookie.write(reply, theme)
+    app.metrics?.themeSwitched(theme)
     varyByAccept(reply.header('Cache-Control', 'no-store'))
     if (wantsJson(request)) reply.send({ theme })
     else reply.redirect(safeRedirect(redirectTo), 303)

@@ -1,0 +1,140 @@
+import type { CookieSerializeOptions } from '@fastify/cookie'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Static, TObject } from 'typebox'
+import { actionPath, type FieldErrors, type FormErrorBody, type FormState, type FormSuccessBody } from '../../shared/form-state.js'
+import { safeRedirect } from '../../shared/safe-redirect.js'
+import type { PageDefinition } from '../../ui/page-table.js'
+import { clientError, ERRORS, errorBody } from '../errors.js'
+import type { FlashToastInput } from '../flash-toast.js'
+import { HoneypotError, type HoneypotErrorCode } from '../honeypot.js'
+import { varyByAccept, wantsJson } from '../negotiation.js'
+import { readRequestInfo } from '../request-info.js'
+import { mediaTypeOf } from '../negotiation.js'
+import { FORM_TYPE, refuseForeignRequests } from './form-request.js'
+import { FormSchema } from './form-schema.js'
+
+export interface FormContext<Values> {
+  /** The answers, checked against the schema (a form's text read as numbers, booleans and lists where the schema says so). */
+  values: Values
+  request: FastifyRequest
+  reply: FastifyReply
+  /** Sets a cookie with the app's attributes (Path=/, HttpOnly, SameSite=Lax, Secure in production) unless `options` says otherwise. */
+  setCookie (name: string, value: string, options?: CookieSerializeOptions): void
+}
+
+export interface FormOutcome<Values> {
+  /** Refuses the answers as the schema would: one message per field, the form shown again (422). */
+  errors?: Partial<Record<keyof Values & string, string>>
+  /** Where the browser goes next (a path on this site); the form's page by default. */
+  redirectTo?: string
+  /** Shown once by the next page. */
+  toast?: FlashToastInput
+}
+
+export interface FormRouteOptions<S extends TObject> {
+  /** The page the form is on: shown again, with the messages and the answers, when the answers are refused. */
+  page: PageDefinition<any>
+  /** Where the form posts; the page's own address by default (so a reload stays on it). */
+  path?: string
+  /** The form's fields. Messages come from each field's `errorMessage`, else its `description`, else a plain default; `writeOnly: true` marks one never sent back (a password). */
+  schema: S
+  /** Runs only for answers that passed every check: same site, a person, the schema. One that sends the reply itself has the last word. */
+  handle: (context: FormContext<Static<S>>) => FormOutcome<Static<S>> | undefined | void | Promise<FormOutcome<Static<S>> | undefined | void>
+  /** Bytes; the app's 64 KiB by default. */
+  bodyLimit?: number
+}
+
+/** A form route: register it like any plugin, `app.register(route)`. */
+export type FormRoute = ((app: FastifyInstance) => Promise<void>) & { readonly path: string }
+
+/**
+ * On the form itself a fresh one is right there, with a new timestamp: the
+ * catalogue's "reload the page" would post the stale form again.
+ */
+const SEND_AGAIN: Record<HoneypotErrorCode, string> = {
+  HONEYPOT_MISSING: 'The form could not be verified. Please send it again.',
+  HONEYPOT_FILLED: 'The form could not be sent because a field meant to stay empty was filled in. Please send it again.',
+  TIMESTAMP_MISSING: 'The form could not be verified. Please send it again.',
+  TIMESTAMP_INVALID: 'The form could not be verified. Please send it again.',
+  TIMESTAMP_FUTURE: 'The form could not be verified. Please send it again.',
+  TOO_FAST: ERRORS.TOO_FAST.message,
+  EXPIRED: 'This form had expired. Please check your answers and send it again.'
+}
+
+/**
+ * One form route: the cross-site and media-type checks before the body is
+ * read, then the honeypot, then the schema, and only then `handle`. A browser
+ * gets a 303 (and the flash toast) or its page again with the messages and
+ * what it typed (422); a script that asks for JSON gets JSON.
+ */
+export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>): FormRoute {
+  const { page, schema, handle, bodyLimit } = options
+  const path = options.path ?? page.path
+  if (!path) throw new TypeError(`defineFormRoute: the page "${page.id}" has no path; give the route a \`path\`.`)
+  const form = new FormSchema(schema)
+  const successTarget = page.path && !page.path.includes(':') ? page.path : '/'
+
+  const route = async (app: FastifyInstance) => {
+    const { honeypot, flashToasts, cookieAttributes } = app
+    const ignore = new Set([honeypot.nameFieldName, honeypot.validFromFieldName])
+
+    /** The page again, for a browser: its loader's data, the messages, and the answers minus secrets. */
+    async function showAgain (request: FastifyRequest, reply: FastifyReply, status: number, body: Record<string, unknown>, refusal: Omit<FormState, 'action' | 'values'>) {
+      const requestInfo = readRequestInfo(request, path === page.path ? request.url : successTarget)
+      const state: FormState = { action: actionPath(request.url), ...refusal, values: form.keep(body) }
+      await reply.renderPage(page.id, { status, form: state, requestInfo })
+    }
+
+    async function refuse (request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>, errors: FieldErrors, message: string = ERRORS.FORM_INVALID.message) {
+      // The names of the fields, never what was typed in them.
+      request.log.info({ code: 'FORM_INVALID', statusCode: 422, fields: Object.keys(errors) }, message)
+      if (wantsJson(request)) {
+        const answer: FormErrorBody = { ...errorBody({ status: 422, code: 'FORM_INVALID', message }), errors }
+        return reply.status(422).send(answer)
+      }
+      await showAgain(request, reply, 422, body, { message, errors })
+      return reply
+    }
+
+    app.post(path, {
+      ...(bodyLimit === undefined ? {} : { bodyLimit }),
+      onRequest: refuseForeignRequests()
+    }, async (request, reply) => {
+      const { body } = request
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw clientError('FORM_NOT_AN_OBJECT')
+      const fields = body as Record<string, unknown>
+      varyByAccept(reply.header('Cache-Control', 'no-store'))
+
+      try {
+        honeypot.check(fields)
+      } catch (error) {
+        if (!(error instanceof HoneypotError) || wantsJson(request)) throw error
+        // Answered here rather than by the error handler, so counted here.
+        app.metrics?.honeypotRejected(error.code)
+        request.log.info({ code: error.code, statusCode: error.statusCode }, error.message)
+        await showAgain(request, reply, error.statusCode, fields, { message: SEND_AGAIN[error.code], errors: {} })
+        return reply
+      }
+
+      const read = form.read(fields, { fromForm: mediaTypeOf(request) === FORM_TYPE, ignore })
+      if (!read.ok) return refuse(request, reply, fields, read.errors, read.message)
+
+      const outcome = await handle({
+        values: read.value,
+        request,
+        reply,
+        setCookie: (name, value, cookieOptions) => { reply.setCookie(name, value, { ...cookieAttributes, ...cookieOptions }) }
+      })
+      if (reply.sent) return reply
+      const errors = outcome?.errors as FieldErrors | undefined
+      if (errors && Object.keys(errors).length > 0) return refuse(request, reply, fields, errors)
+
+      const toast = outcome?.toast ? flashToasts.set(reply, outcome.toast) : undefined
+      const redirectTo = safeRedirect(outcome?.redirectTo ?? successTarget)
+      if (!wantsJson(request)) return reply.redirect(redirectTo, 303)
+      const answer: FormSuccessBody = { ok: true, redirectTo, ...(toast ? { toast } : {}) }
+      return reply.send(answer)
+    })
+  }
+  return Object.assign(route, { path })
+}

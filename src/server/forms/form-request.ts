@@ -1,0 +1,23 @@
+import { errorCodes, type onRequestHookHandler } from 'fastify'
+import { isCrossSite } from '../cross-site.js'
+import { clientError } from '../errors.js'
+import { mediaTypeOf } from '../negotiation.js'
+
+export const FORM_TYPE = 'application/x-www-form-urlencoded'
+const ACCEPTED_TYPES = new Set([FORM_TYPE, 'application/json'])
+
+/**
+ * The `onRequest` check of a route that changes state: before the body is
+ * read, another site's form is refused (403; login CSRF's cousin), and any
+ * body but a form or JSON is refused (415).
+ */
+export function refuseForeignRequests (crossSiteMessage?: string): onRequestHookHandler {
+  return (request, _reply, done) => {
+    if (isCrossSite(request)) {
+      done(clientError('CROSS_SITE', crossSiteMessage))
+      return
+    }
+    const type = mediaTypeOf(request)
+    done(ACCEPTED_TYPES.has(type) ? undefined : new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type || 'none'))
+  }
+}

@@ -1,0 +1,114 @@
+import type { Static, TObject, TSchema } from 'typebox'
+import { Compile, type Validator } from 'typebox/compile'
+import type { FieldErrors, FormValues } from '../../shared/form-state.js'
+import { fieldMessage, type FieldSchema, type Issue } from './field-messages.js'
+
+/**
+ * A form's TypeBox schema, compiled once: TypeBox's own checker decides, and
+ * each field is checked on its own to say what is wrong with it (TypeBox
+ * stops listing errors after a few, and a form wants one message per field).
+ */
+
+export type FormRead<T> = { ok: true, value: T } | { ok: false, errors: FieldErrors, message?: string }
+
+/** The form-level message when the answers break a rule no single field owns. */
+export const UNEXPECTED_FIELDS = 'This form sent answers it does not expect. Please reload the page and try again.'
+export const ANSWERS_DO_NOT_FIT = 'These answers do not fit together. Please check them and try again.'
+
+interface Field {
+  name: string
+  schema: TSchema & FieldSchema
+  required: boolean
+  check: Validator
+}
+
+/** A decimal number as people type it; `Number()` alone would also take `0x10`, `Infinity` and the empty string. */
+const DECIMAL = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/
+const TRUE = new Set(['on', 'true'])
+const FALSE = new Set(['off', 'false'])
+
+export class FormSchema<S extends TObject> {
+  readonly schema: S
+  /** Fields marked `writeOnly` (a password): never echoed back. */
+  readonly sensitive: ReadonlySet<string>
+  readonly #fields: Map<string, Field>
+  readonly #check: Validator<{}, S>
+
+  constructor (schema: S) {
+    if ((schema as { type?: unknown }).type !== 'object' || typeof schema.properties !== 'object') {
+      throw new TypeError('defineFormRoute: `schema` must be a Type.Object of the form\'s fields.')
+    }
+    const required = new Set<string>((schema as { required?: string[] }).required ?? [])
+    this.schema = schema
+    this.#check = Compile(schema)
+    this.#fields = new Map(Object.entries(schema.properties as Record<string, TSchema & FieldSchema>).map(([name, field]) => [name, {
+      name,
+      schema: field,
+      required: required.has(name),
+      check: Compile(field)
+    }]))
+    this.sensitive = new Set([...this.#fields.values()].filter(({ schema }) => (schema as { writeOnly?: unknown }).writeOnly === true).map(({ name }) => name))
+  }
+
+  /**
+   * Checks a parsed body without the fields in `ignore` (the honeypot's). A
+   * URL-encoded form sends every field as text, so `fromForm` reads it as a
+   * person meant it: an empty box as no answer, digits as a number for a
+   * number field, a ticked box (`on`) as true, one value as a list of one.
+   */
+  read (body: Record<string, unknown>, { fromForm, ignore }: { fromForm: boolean, ignore: ReadonlySet<string> }): FormRead<Static<S>> {
+    // Own properties, made as such: assigning a field named `__proto__` would set the object's prototype instead.
+    const candidate: Record<string, unknown> = Object.fromEntries(Object.keys(body).flatMap((name) => {
+      if (ignore.has(name)) return []
+      const value = fromForm ? this.#fromForm(name, body[name]) : body[name]
+      return value === undefined ? [] : [[name, value]]
+    }))
+    if (this.#check.Check(candidate)) return { ok: true, value: candidate as Static<S> }
+
+    const errors: FieldErrors = {}
+    for (const field of this.#fields.values()) {
+      const message = this.#fieldError(field, candidate)
+      if (message !== undefined) errors[field.name] = message
+    }
+    if (Object.keys(errors).length > 0) return { ok: false, errors }
+    const unexpected = this.#check.Errors(candidate).some((issue) => issue.keyword === 'additionalProperties')
+    return { ok: false, errors, message: unexpected ? UNEXPECTED_FIELDS : ANSWERS_DO_NOT_FIT }
+  }
+
+  /** What the visitor sent for the form's fields, as text, to fill the form again; sensitive fields left out. */
+  keep (body: Record<string, unknown>): FormValues {
+    const values: FormValues = {}
+    for (const name of this.#fields.keys()) {
+      if (this.sensitive.has(name) || !Object.hasOwn(body, name)) continue
+      const value = asText(body[name])
+      if (value !== undefined) values[name] = value
+    }
+    return values
+  }
+
+  #fieldError (field: Field, candidate: Record<string, unknown>): string | undefined {
+    if (!Object.hasOwn(candidate, field.name)) return field.required ? fieldMessage(field.schema, { keyword: 'required' }) : undefined
+    const value = candidate[field.name]
+    if (field.check.Check(value)) return undefined
+    const [first] = field.check.Errors(value) as Issue[]
+    return fieldMessage(field.schema, first ?? { keyword: 'type' })
+  }
+
+  #fromForm (name: string, value: unknown): unknown {
+    if (value === '') return undefined
+    if (typeof value !== 'string') return value
+    const type = this.#fields.get(name)?.schema.type
+    if ((type === 'number' || type === 'integer') && DECIMAL.test(value)) return Number(value)
+    if (type === 'boolean' && TRUE.has(value)) return true
+    if (type === 'boolean' && FALSE.has(value)) return false
+    if (type === 'array') return [value]
+    return value
+  }
+}
+
+function asText (value: unknown): string | string[] | undefined {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (Array.isArray(value)) return value.flatMap((item) => asText(item) ?? [])
+  return undefined
+}

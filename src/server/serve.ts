@@ -1,0 +1,71 @@
+import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
+import { buildApp, type AppOptions } from './app.js'
+import { EnvError, loadEnv, type LoadedEnv } from './env.js'
+import { listenForMetrics } from './metrics-server.js'
+import { drainBoundMs } from './plugins/graceful-close.js'
+
+/**
+ * The process around the app: read the environment, listen, and drain on
+ * SIGTERM or SIGINT (plugins/graceful-close.ts), then exit 0. A second signal
+ * exits at once, and a drain past its bound exits 1. Tests run it with extra
+ * routes; main.ts runs it as it is.
+ */
+export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): Promise<void> {
+  let loaded: LoadedEnv
+  try {
+    loaded = loadEnv()
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error
+    // One line per bad variable and no stack trace: this is an operator's mistake, not a bug.
+    for (const problem of error.problems) process.stderr.write(`${problem}\n`)
+    process.exit(1)
+  }
+
+  const { env, warnings } = loaded
+  // Imported only when configured: OpenTelemetry's context propagation turns on async hooks for the whole process.
+  const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
+    ? await (await import('./tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
+    : undefined
+  // build.mjs defines NODE_ENV per bundle: a production bundle holds none of the development tools.
+  const devTools = process.env.NODE_ENV === 'development' ? (await import('./dev/dev-tools.js')).devTools() : undefined
+  const app = await buildApp({
+    ...options,
+    env,
+    devTools,
+    instrumentation: tracing?.plugin,
+    logger: {
+      level: env.LOG_LEVEL,
+      ...(process.env.LOG_PRETTY === 'true' ? { stream: await prettyStream() } : {})
+    }
+  })
+  for (const warning of warnings) app.log.warn(warning)
+
+  let metricsListener: FastifyInstance | undefined
+  const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }
+  closeWithGrace({ delay: drainBoundMs(drain) }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error')
+    else app.log.info({ signal, ...drain }, 'shutting down')
+    await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)
+    // Scraped until the end, so the drain shows in the metrics.
+    await metricsListener?.close()
+    await tracing?.shutdown()
+  })
+
+  try {
+    await devTools?.beforeListen()
+    await app.listen({ port: env.PORT, host: env.HOST })
+    if (app.metrics && env.METRICS_PORT !== undefined) {
+      metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)
+    }
+  } catch (error) {
+    app.log.fatal({ err: error }, 'could not start listening')
+    process.exit(1)
+  }
+}
+
+/** Readable logs for a developer, formatted in-process: a transport's worker cannot be found inside the bundle. */
+async function prettyStream () {
+  const { default: pretty } = await import('pino-pretty')
+  return pretty({ translateTime: 'HH:MM:ss', ignore: 'pid,hostname' })
+}

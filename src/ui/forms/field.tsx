@@ -1,0 +1,81 @@
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from 'react'
+import { useFormContext } from './form-context.js'
+
+type InputType = 'text' | 'email' | 'password' | 'number' | 'tel' | 'url' | 'search' | 'date' | 'time' | 'checkbox'
+
+/** What a control may carry besides what Field sets itself. */
+type ControlAttributes = Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'name' | 'type' | 'value' | 'defaultValue' | 'defaultChecked' | 'checked' | 'children' | 'aria-invalid' | 'aria-describedby'>
+
+export interface FieldProps extends ControlAttributes {
+  /** The name the schema knows the field by. */
+  name: string
+  label: ReactNode
+  /** Shown under the label and read with the control. */
+  hint?: ReactNode
+  /** `textarea` and `select` for those elements; otherwise the input's type. */
+  type?: InputType | 'textarea' | 'select'
+  /** The choices of a `select`. */
+  options?: ReadonlyArray<{ value: string, label: string }>
+  /** A textarea's height in lines. */
+  rows?: number
+}
+
+/**
+ * A labelled control with its hint and its message. The message and the
+ * visitor's answer come from the enclosing <Form>; a password is never
+ * filled in again, whatever the server sends.
+ */
+export function Field ({ name, label, hint, type = 'text', options = [], rows, ...attributes }: FieldProps) {
+  const { fieldId, errors, values } = useFormContext('Field')
+  const id = fieldId(name)
+  const error = errors[name]
+  const kept = type === 'password' ? undefined : values[name]
+  const text = Array.isArray(kept) ? kept[0] : kept
+  const hintId = hint ? `${id}-hint` : undefined
+  const errorId = error ? `${id}-error` : undefined
+  const control = {
+    id,
+    name,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') || undefined
+  }
+
+  const messages = (
+    <>
+      {hint ? <p id={hintId} className='field-hint'>{hint}</p> : null}
+      {error ? <p id={errorId} className='field-error'><span className='visually-hidden'>Error: </span>{error}</p> : null}
+    </>
+  )
+
+  if (type === 'checkbox') {
+    return (
+      <div className='field field-checkbox' data-invalid={error ? 'true' : undefined}>
+        {messages}
+        <div className='field-check'>
+          <input {...attributes} {...control} type='checkbox' defaultChecked={text !== undefined && text !== 'off' && text !== 'false'} />
+          <label htmlFor={id}>{label}</label>
+        </div>
+      </div>
+    )
+  }
+
+  let input: ReactNode
+  if (type === 'textarea') {
+    input = <textarea {...(attributes as TextareaHTMLAttributes<HTMLTextAreaElement>)} {...control} rows={rows} defaultValue={text} />
+  } else if (type === 'select') {
+    input = (
+      <select {...(attributes as SelectHTMLAttributes<HTMLSelectElement>)} {...control} defaultValue={text ?? ''}>
+        {options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+      </select>
+    )
+  } else {
+    input = <input {...attributes} {...control} type={type} defaultValue={text} />
+  }
+  return (
+    <div className='field' data-invalid={error ? 'true' : undefined}>
+      <label htmlFor={id} className='field-label'>{label}</label>
+      {messages}
+      {input}
+    </div>
+  )
+}

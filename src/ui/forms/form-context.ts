@@ -1,0 +1,24 @@
+import { createContext, use } from 'react'
+import type { FieldErrors, FormState, FormValues } from '../../shared/form-state.js'
+
+/** The refused submission the page was rendered with, if any (PageState.form). */
+export const PageFormStateContext = createContext<FormState | null>(null)
+PageFormStateContext.displayName = 'PageFormStateContext'
+
+export interface FormContextValue {
+  /** The id of a field's control, which the error summary links to. */
+  fieldId: (name: string) => string
+  errors: FieldErrors
+  /** What the visitor typed, from the server's re-rendered page. */
+  values: FormValues
+  pending: boolean
+}
+
+export const FormContext = createContext<FormContextValue | null>(null)
+FormContext.displayName = 'FormContext'
+
+export function useFormContext (component: string): FormContextValue {
+  const value = use(FormContext)
+  if (value === null) throw new Error(`<${component}> must be rendered inside <Form>.`)
+  return value
+}

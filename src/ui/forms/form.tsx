@@ -1,0 +1,94 @@
+import { use, useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
+import { actionPath, type FieldErrors } from '../../shared/form-state.js'
+import { HoneypotInputs } from '../honeypot.js'
+import { FormContext, PageFormStateContext, useFormContext } from './form-context.js'
+import { navigate, submitInBackground } from './submit.js'
+
+interface Refusal {
+  message: string
+  errors: FieldErrors
+}
+
+export interface FormProps {
+  /** The form route's path (defineFormRoute); the page's messages are shown by the form posting there. */
+  action: string
+  /** Read by assistive technology as the form's name. */
+  'aria-label'?: string
+  className?: string
+  children: ReactNode
+}
+
+/**
+ * A form that works without JavaScript (a POST, then the server's 303 or the
+ * page again with its messages) and, with it, posts in the background and
+ * shows the same messages without leaving the page. The honeypot is inside.
+ */
+export function Form ({ action, className, children, ...rest }: FormProps) {
+  const fromPage = use(PageFormStateContext)
+  const state = fromPage?.action === actionPath(action) ? fromPage : null
+  const [refusal, setRefusal] = useState<Refusal | null>(state)
+  const [pending, setPending] = useState(false)
+  // Counts refusals in this page, so the summary takes focus again for each.
+  const [shown, setShown] = useState(0)
+  const summary = useRef<HTMLDivElement>(null)
+  const id = useId()
+
+  useEffect(() => {
+    if (shown > 0) summary.current?.focus()
+  }, [shown])
+
+  async function onSubmit (event: FormEvent<HTMLFormElement>) {
+    event.preventDefault()
+    if (pending) return
+    setPending(true)
+    const outcome = await submitInBackground(event.currentTarget)
+    // Pending until the next page replaces this one.
+    if ('redirectTo' in outcome) return navigate(outcome.redirectTo)
+    setPending(false)
+    setRefusal(outcome)
+    setShown((count) => count + 1)
+  }
+
+  const errors = refusal?.errors ?? {}
+  const context = { fieldId: (name: string) => `${id}-${name}`, errors, values: state?.values ?? {}, pending }
+  return (
+    <form method='post' action={action} className={['form', className].filter(Boolean).join(' ')} noValidate onSubmit={onSubmit} {...rest}>
+      <FormContext value={context}>
+        <HoneypotInputs />
+        {refusal
+          ? (
+            // Rendered by the server with `autofocus`, so the summary has focus without JavaScript too.
+            <div ref={summary} className='form-summary' tabIndex={-1} autoFocus={shown === 0}>
+              <div role='alert'>
+                <h2 className='form-summary-title'>There is a problem</h2>
+                <p>{refusal.message}</p>
+                {Object.keys(errors).length > 0
+                  ? (
+                    <ul>
+                      {Object.entries(errors).map(([name, message]) => (
+                        <li key={name}><a href={`#${context.fieldId(name)}`}>{message}</a></li>
+                      ))}
+                    </ul>
+                    )
+                  : null}
+              </div>
+            </div>
+            )
+          : null}
+        {children}
+        <p className='visually-hidden' role='status'>{pending ? 'Sending the form…' : ''}</p>
+      </FormContext>
+    </form>
+  )
+}
+
+/** The form's submit button: marked busy while a background submission is on its way, and not pressed twice. */
+export function SubmitButton ({ children, pendingLabel = 'Sending…' }: { children: ReactNode, pendingLabel?: string }) {
+  const { pending } = useFormContext('SubmitButton')
+  return (
+    <button type='submit' className='form-submit' aria-disabled={pending || undefined}>
+      {pending ? <span className='form-spinner' aria-hidden='true' /> : null}
+      <span>{pending ? pendingLabel : children}</span>
+    </button>
+  )
+}

@@ -1,0 +1,42 @@
+import type { FieldErrors } from '../../shared/form-state.js'
+import { safeRedirect } from '../../shared/safe-redirect.js'
+
+/** What a background submission came to: a page to go to, or the messages to show on the form. */
+export type SubmitOutcome =
+  | { redirectTo: string }
+  | { message: string, errors: FieldErrors }
+
+export const NOT_SENT = 'The form could not be sent. Check your connection and try again.'
+export const NOT_ACCEPTED = 'The form could not be sent. Please try again.'
+
+/** The form route's JSON answer read as an outcome; anything unexpected becomes a message a person can act on. */
+export function readAnswer (status: number, body: unknown): SubmitOutcome {
+  const answer = typeof body === 'object' && body !== null ? body as Record<string, unknown> : {}
+  if (status >= 200 && status < 300 && typeof answer.redirectTo === 'string') return { redirectTo: safeRedirect(answer.redirectTo) }
+  const errors: FieldErrors = {}
+  if (typeof answer.errors === 'object' && answer.errors !== null) {
+    for (const [name, message] of Object.entries(answer.errors)) if (typeof message === 'string') errors[name] = message
+  }
+  return { message: typeof answer.message === 'string' && answer.message !== '' ? answer.message : NOT_ACCEPTED, errors }
+}
+
+/** Posts the form as a browser would (URL-encoded), asking for JSON. */
+export async function submitInBackground (form: HTMLFormElement): Promise<SubmitOutcome> {
+  const body = new URLSearchParams()
+  for (const [name, value] of new FormData(form)) if (typeof value === 'string') body.append(name, value)
+  let response: Response
+  try {
+    response = await fetch(form.action, { method: 'POST', body, headers: { accept: 'application/json' } })
+  } catch {
+    return { message: NOT_SENT, errors: {} }
+  }
+  return readAnswer(response.status, await response.json().catch(() => null))
+}
+
+/** Goes where the server said, as its 303 would have; a change of fragment alone would not load the page. */
+export function navigate (target: string): void {
+  const url = new URL(target, window.location.href)
+  const sameDocument = url.pathname + url.search === window.location.pathname + window.location.search
+  window.location.assign(url.href)
+  if (sameDocument && url.hash !== '') window.location.reload()
+}

@@ -1,0 +1,85 @@
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
+import { hydrated, launchWithScheme, openThemePage, type Scheme } from '../helpers/theme.js'
+import { listen } from '../helpers/server.js'
+
+/**
+ * Nothing moves while a page loads and hydrates (cumulative layout shift 0),
+ * on an OS in either scheme, with and without a saved theme, on a desktop and
+ * a phone. One saved theme arrives as Lighthouse sends it, in a Cookie header
+ * the page cannot read: the server renders the saved preference, the page
+ * then learns "system", and the switch's label changes after the first paint.
+ */
+
+interface Shift { value: number, sources: string[] }
+
+declare global {
+  interface Window {
+    __shifts?: Shift[]
+  }
+}
+
+// From the first byte: layout-shift entries are buffered, but the observer also names what moved.
+const SHIFT_RECORDER = `(() => {
+  window.__shifts = []
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      window.__shifts.push({ value: entry.value, sources: entry.sources.map((source) => source.node ? source.node.nodeName + '.' + source.node.className : 'a removed node') })
+    }
+  }).observe({ type: 'layout-shift', buffered: true })
+})()`
+
+/** Layout shifts so far, once hydration has committed and a few frames have been drawn after it. */
+async function shiftsAfterHydration (page: Page): Promise<Shift[]> {
+  await hydrated(page)
+  await page.evaluate(() => new Promise<void>((resolve) => {
+    let frames = 0
+    const next = () => (++frames === 5 ? resolve() : requestAnimationFrame(next))
+    requestAnimationFrame(next)
+  }))
+  return page.evaluate(() => window.__shifts ?? [])
+}
+
+const VIEWPORTS = {
+  desktop: { viewport: { width: 1350, height: 940 } },
+  phone: { viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1.75 }
+}
+
+type Saved = 'none' | 'light' | 'dark' | 'dark, unreadable by the page'
+const SAVED: Saved[] = ['none', 'light', 'dark', 'dark, unreadable by the page']
+
+for (const scheme of ['light', 'dark'] as const satisfies readonly Scheme[]) {
+  t.test(`no layout shift on an OS in ${scheme} mode`, async (t) => {
+    const browser = await launchWithScheme(t, scheme)
+    const { url } = await listen(t)
+    for (const [device, options] of Object.entries(VIEWPORTS)) {
+      for (const saved of SAVED) {
+        await t.test(`${device}, saved theme: ${saved}`, async (t) => {
+          const headerOnly = saved === 'dark, unreadable by the page'
+          const { page, context, problems } = await openThemePage(browser, { ...options, ...(headerOnly ? { extraHTTPHeaders: { cookie: `${THEME_COOKIE_NAME}=dark` } } : {}) })
+          t.teardown(() => context.close())
+          if (saved === 'light' || saved === 'dark') await context.addCookies([{ name: THEME_COOKIE_NAME, value: saved, url }])
+          await context.addInitScript({ content: SHIFT_RECORDER })
+          await page.goto(`${url}/`)
+          t.same(await shiftsAfterHydration(page), [], 'no layout-shift entry across load and hydration')
+          if (headerOnly) t.equal(await page.getByRole('button', { name: 'Theme: System', exact: true }).count(), 1, 'the label did change after the first paint')
+          t.same(problems, [])
+        })
+      }
+    }
+  })
+}
+
+t.test('the recorder sees a shift when there is one', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  const { url } = await listen(t)
+  const { page, context } = await openThemePage(browser, VIEWPORTS.desktop)
+  t.teardown(() => context.close())
+  await context.addInitScript({ content: SHIFT_RECORDER })
+  await page.goto(`${url}/`)
+  await shiftsAfterHydration(page)
+  await page.evaluate(() => document.querySelector('main')?.prepend(Object.assign(document.createElement('p'), { textContent: 'A late banner' })))
+  const shifts = await shiftsAfterHydration(page)
+  t.ok(shifts.length > 0 && shifts.every((shift) => shift.value > 0), `a late banner is a layout shift (${JSON.stringify(shifts)})`)
+})

@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT } from './dockerfile.js'
+
+/** The nginx configuration the README gives operators ("Behind a proxy"), as written there. */
+export function readmeNginx (): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const block = /```nginx\n([\s\S]*?)```/.exec(readme)?.[1]
+  if (!block) throw new Error('the README has no nginx block')
+  return block
+}
+
+/** The upstream keepalive_timeout of that configuration, in milliseconds. */
+export function upstreamKeepaliveTimeoutMs (config = readmeNginx()): number {
+  const upstream = /upstream\s+\w+\s*\{([^}]*)\}/.exec(config)?.[1] ?? ''
+  const [, value = '', unit = 's'] = /^\s*keepalive_timeout\s+(\d+)(ms|s)?;/m.exec(upstream) ?? []
+  // nginx's default is 60 s.
+  if (!value) return 60_000
+  return Number(value) * (unit === 'ms' ? 1 : 1000)
+}

@@ -1,0 +1,73 @@
+import t from 'tap'
+import { Type } from 'typebox'
+import { ANSWERS_DO_NOT_FIT, FormSchema, UNEXPECTED_FIELDS } from '../../../src/server/forms/form-schema.js'
+
+const NONE = new Set<string>()
+const Survey = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  count: Type.Optional(Type.Integer({ minimum: 1 })),
+  ratio: Type.Optional(Type.Number()),
+  subscribe: Type.Optional(Type.Boolean()),
+  tags: Type.Optional(Type.Array(Type.String(), { maxItems: 2 })),
+  secret: Type.Optional(Type.String({ writeOnly: true }))
+}, { additionalProperties: false })
+const survey = new FormSchema(Survey)
+
+t.test('a form\'s text is read as a person meant it', async (t) => {
+  const read = survey.read({ name: 'Ada', count: ' 12 ', ratio: '-0.5e1', subscribe: 'on', tags: 'a' }, { fromForm: true, ignore: NONE })
+  t.same(read, { ok: true, value: { name: 'Ada', count: 12, ratio: -5, subscribe: true, tags: ['a'] } })
+  t.same(survey.read({ name: 'Ada', subscribe: 'false' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', subscribe: false } })
+  t.same(survey.read({ name: 'Ada', subscribe: 'off' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', subscribe: false } })
+  t.same(survey.read({ name: 'Ada', count: '', tags: ['a', 'b'] }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', tags: ['a', 'b'] } }, 'an empty box is no answer')
+})
+
+t.test('text that is not what the field takes stays text, and is refused in words', async (t) => {
+  for (const count of ['0x10', 'Infinity', '1,5', '12abc', '.']) {
+    t.same(survey.read({ name: 'Ada', count }, { fromForm: true, ignore: NONE }), { ok: false, errors: { count: 'Enter a whole number.' } }, count)
+  }
+  t.same(survey.read({ name: 'Ada', count: '1.5' }, { fromForm: true, ignore: NONE }), { ok: false, errors: { count: 'Enter a whole number.' } })
+  t.same(survey.read({ name: 'Ada', count: '0' }, { fromForm: true, ignore: NONE }), { ok: false, errors: { count: 'Enter a number of at least 1.' } })
+  t.same(survey.read({ name: 'Ada', subscribe: 'yes' }, { fromForm: true, ignore: NONE }), { ok: false, errors: { subscribe: 'Choose yes or no.' } })
+  t.same(survey.read({ name: 'Ada', tags: ['a', 'b', 'c'] }, { fromForm: true, ignore: NONE }), { ok: false, errors: { tags: 'Choose no more than 2.' } })
+})
+
+t.test('JSON is taken as sent: no reading of text, an empty string is an answer', async (t) => {
+  t.same(survey.read({ name: 'Ada', count: 3 }, { fromForm: false, ignore: NONE }), { ok: true, value: { name: 'Ada', count: 3 } })
+  t.same(survey.read({ name: 'Ada', count: '3' }, { fromForm: false, ignore: NONE }), { ok: false, errors: { count: 'Enter a whole number.' } })
+  t.same(survey.read({ name: '' }, { fromForm: false, ignore: NONE }), { ok: false, errors: { name: 'Enter at least 1 character.' } })
+  t.same(survey.read({ name: ['Ada'] }, { fromForm: false, ignore: NONE }), { ok: false, errors: { name: 'Give one answer.' } }, 'a list is not coerced to its item')
+})
+
+t.test('every field wrong gets its own message, however many: TypeBox alone lists only the first few errors', async (t) => {
+  const names = Array.from({ length: 20 }, (_, index) => `field${index}`)
+  const wide = new FormSchema(Type.Object(Object.fromEntries(names.map((name) => [name, Type.Union([Type.Literal('a'), Type.Literal('b')])]))))
+  const read = wide.read(Object.fromEntries(names.map((name) => [name, 'c'])), { fromForm: true, ignore: NONE })
+  t.same(read, { ok: false, errors: Object.fromEntries(names.map((name) => [name, 'Choose one of the options.'])) })
+})
+
+t.test('fields in `ignore` (the honeypot\'s) are not answers; other unknown fields are refused as a whole', async (t) => {
+  const ignore = new Set(['name__confirm'])
+  t.same(survey.read({ name: 'Ada', name__confirm: '' }, { fromForm: true, ignore }), { ok: true, value: { name: 'Ada' } })
+  t.same(survey.read({ name: 'Ada', admin: 'true' }, { fromForm: true, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS })
+  // As a form parser hands it over: an own field named __proto__, which must not become the answers' prototype.
+  const poisoned = Object.assign(Object.create(null), { name: 'Ada' })
+  Object.defineProperty(poisoned, '__proto__', { value: ['a', 'b'], enumerable: true })
+  t.same(survey.read(poisoned, { fromForm: true, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS })
+  t.same(survey.read({ name: 'Ada', extra: '' }, { fromForm: true, ignore }), { ok: true, value: { name: 'Ada' } }, 'an empty box of a form is no answer, whatever its name')
+})
+
+t.test('a rule over several fields, which no single field breaks, is said of the form', async (t) => {
+  const both = new FormSchema(Type.Object({ from: Type.Optional(Type.String()), to: Type.Optional(Type.String()) }, { dependentRequired: { from: ['to'] } }))
+  t.same(both.read({ from: 'a' }, { fromForm: true, ignore: NONE }), { ok: false, errors: {}, message: ANSWERS_DO_NOT_FIT })
+  t.same(both.read({ from: 'a', to: 'b' }, { fromForm: true, ignore: NONE }).ok, true)
+})
+
+t.test('what is kept to fill the form again: its fields as text, never a writeOnly one, nothing else', async (t) => {
+  t.same(survey.keep({ name: 'Ada', count: 3, subscribe: true, tags: ['a', 1, { x: 1 }], secret: 'hunter2', other: 'x', ratio: { nested: true } }), { name: 'Ada', count: '3', subscribe: 'true', tags: ['a', '1'] })
+  t.same([...survey.sensitive], ['secret'])
+  t.same(survey.keep(Object.create({ name: 'inherited' })), {}, 'own fields only')
+})
+
+t.test('a form schema is an object of fields', async (t) => {
+  t.throws(() => new FormSchema(Type.String() as never), /must be a Type\.Object/)
+})

@@ -1,0 +1,36 @@
+import t from 'tap'
+import { TEST_SECRETS } from '../helpers/app.js'
+import { otlpStandIn } from '../helpers/otlp.js'
+import { startListening } from '../helpers/process.js'
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
+const PARENT_ID = '00f067aa0ba902b7'
+
+t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, GET / is a span of the incoming trace, with its render, exported over OTLP/HTTP', async (t) => {
+  const collector = await otlpStandIn(t)
+  const server = await startListening(t, { ...TEST_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`, OTEL_SERVICE_NAME: 'tracing-test' })
+  const page = await fetch(`${server.url}/`, { headers: { accept: 'text/html', traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } })
+  t.equal(page.status, 200)
+  t.match(await page.text(), /<title>Agent Stack<\/title>/)
+  await (await fetch(`${server.url}/resources/healthcheck`)).text()
+
+  // The last batch goes out on shutdown.
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null })
+  t.equal(server.stderr(), '', 'nothing on stderr')
+
+  t.ok(collector.contentTypes.length > 0 && collector.contentTypes.every((type) => type.startsWith('application/json')), 'OTLP/HTTP, JSON-encoded, at /v1/traces')
+  const request = collector.spans.find((span) => span.name === 'GET /')
+  t.ok(request, `a span for GET / among: ${collector.spans.map((span) => span.name).join(', ')}`)
+  t.equal(request?.traceId, TRACE_ID, 'in the incoming trace')
+  t.equal(request?.parentSpanId, PARENT_ID, 'as a child of the caller\'s span')
+  t.equal(request?.attributes['http.route'], '/')
+  t.equal(request?.attributes['http.response.status_code'], 200)
+  t.equal(request?.service, 'tracing-test', 'named by OTEL_SERVICE_NAME')
+
+  const render = collector.spans.find((span) => span.name === 'render')
+  t.equal(render?.traceId, TRACE_ID, 'the render is traced too')
+  t.equal(render?.parentSpanId, request?.spanId, 'within the request')
+  t.same(render?.attributes, { 'page.id': 'home', 'render_cache.outcome': 'miss' })
+  t.ok(collector.spans.some((span) => span.name === 'GET /resources/healthcheck' && span.traceId !== TRACE_ID), 'a request without traceparent starts a trace of its own')
+})

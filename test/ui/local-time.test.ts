@@ -1,0 +1,24 @@
+import t from 'tap'
+import { TIME_ZONE_MARKER } from '../../src/shared/client-hints.js'
+import { build } from '../helpers/app.js'
+import { MEETING, MEETING_LOADERS, PAGES_WITH_MEETING } from '../helpers/time-page.js'
+
+/** LocalTime renders the instant in the hinted time zone, UTC until there is one, and marks the element. */
+
+// ICU versions differ on the space before AM/PM (U+202F or U+0020).
+const timeElement = (html: string) => /<time [^>]*>[^<]*<\/time>/.exec(html)?.[0]?.replace(/\u202f/g, ' ')
+
+t.test('a time is rendered in the zone the browser hinted, and marked with it', async (t) => {
+  const { app } = await build(t, { pages: PAGES_WITH_MEETING, loaders: MEETING_LOADERS })
+  const visit = async (cookie?: string) => timeElement((await app.inject({ url: '/meeting', headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } })).body)
+  t.equal(await visit(), `<time dateTime="${MEETING}" ${TIME_ZONE_MARKER}="UTC">Jan 15, 2025, 1:30 PM</time>`, 'UTC before the zone is known')
+  t.equal(await visit('CH-time-zone=Europe%2FParis'), `<time dateTime="${MEETING}" ${TIME_ZONE_MARKER}="Europe/Paris">Jan 15, 2025, 2:30 PM</time>`)
+  t.equal(await visit('CH-time-zone=America%2FNew_York'), `<time dateTime="${MEETING}" ${TIME_ZONE_MARKER}="America/New_York">Jan 15, 2025, 8:30 AM</time>`)
+  t.equal(await visit('CH-time-zone=Etc%2FUnknown'), `<time dateTime="${MEETING}" ${TIME_ZONE_MARKER}="UTC">Jan 15, 2025, 1:30 PM</time>`, 'a zone Intl does not know is UTC')
+})
+
+t.test('a page without a time carries no marker', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject({ url: '/', headers: { accept: 'text/html', cookie: 'CH-time-zone=Europe%2FParis' } })
+  t.notOk(response.body.includes(`${TIME_ZONE_MARKER}=`), 'nothing on the home page depends on the zone')
+})
