@@ -12,12 +12,24 @@ const app = Fastify({ logger: false })
 app.removeAllContentTypeParsers()
 app.addContentTypeParser('*', (_request, payload, done) => { payload.resume(); payload.on('end', () => done(null)) })
 
+// One route per method and path; a fixture captured for an address with a
+// query parameter (`unique=`) answers the requests whose address has it.
+const routes = new Map()
 for (const fixture of fixtures) {
-  const body = Buffer.from(fixture.body, 'base64')
+  const key = `${fixture.method} ${fixture.path}`
+  if (!routes.has(key)) routes.set(key, [])
+  routes.get(key).push({ ...fixture, body: Buffer.from(fixture.body, 'base64') })
+}
+for (const variants of routes.values()) {
+  const plain = variants.find((fixture) => !fixture.queryParameter)
+  const withQuery = variants.filter((fixture) => fixture.queryParameter)
+  const send = (reply, fixture) => reply.code(fixture.status).headers(fixture.headers).send(fixture.body)
   app.route({
-    method: fixture.method,
-    url: fixture.path,
-    handler: (_request, reply) => reply.code(fixture.status).headers(fixture.headers).send(body)
+    method: variants[0].method,
+    url: variants[0].path,
+    handler: withQuery.length === 0
+      ? (_request, reply) => send(reply, plain)
+      : (request, reply) => send(reply, withQuery.find((fixture) => request.url.includes(`${fixture.queryParameter}=`)) ?? plain)
   })
 }
 

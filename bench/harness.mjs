@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
-import { createServer as createHttpServer } from 'node:http'
+import { createServer as createHttpServer, get as httpGet } from 'node:http'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -66,25 +66,85 @@ async function waitForHealth (url, child) {
   throw new Error(`no answer from ${url} within 15 s`)
 }
 
-/** Starts the built app as production runs it (plus `env`), on its own core; resolves once it answers its health check. */
+/** The environment the app runs with under the bench: production, quiet logs, fixed secrets, and `env`. */
+const appEnv = (port, env = {}) => ({
+  ...process.env,
+  NODE_ENV: 'production',
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
+  HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678',
+  ...env
+})
+
+const PROBE = join(root, 'bench', 'cache-outcome-probe.mjs')
+
+/**
+ * Starts the built app as production runs it (plus `env`), on its own core,
+ * with the bench's probe of the render cache (cacheOutcomes); resolves once
+ * it answers its health check.
+ */
 export async function startApp (env = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = pinned(SERVER_CORE, ['dist/server/main.js'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
-      HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678',
-      ...env
-    }
-  })
+  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
   await waitForHealth(url, child)
   return { url, child }
+}
+
+/** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
+export function cacheOutcomes (child) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error('the app\'s cache-outcome probe did not answer')) }, 5000)
+    const onMessage = (message) => {
+      if (!message?.cacheOutcomes) return
+      clearTimeout(timer)
+      child.off('message', onMessage)
+      resolve(message.cacheOutcomes)
+    }
+    child.on('message', onMessage)
+    child.send('cache-outcomes')
+  })
+}
+
+/** One GET on a fresh connection: its status once the whole body is in. */
+function getOnce (url, headers = {}) {
+  return new Promise((resolve) => {
+    const request = httpGet(url, { agent: false, headers }, (response) => {
+      response.resume()
+      response.on('end', () => resolve(response.statusCode))
+    })
+    request.on('error', () => resolve(0))
+  })
+}
+
+/**
+ * Starts the built app and times, from the moment it is spawned, until its
+ * readiness probe first answers 200 (asked every millisecond), then its first
+ * GET / (a visitor's document, rendered for the first time), then stops it.
+ */
+export async function timeStartup () {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const started = performance.now()
+  const child = pinned(SERVER_CORE, ['dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit'], env: appEnv(port) })
+  const exited = once(child, 'exit')
+  try {
+    const deadline = started + 15_000
+    while (await getOnce(`${url}/resources/readiness`) !== 200) {
+      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the app did not become ready (exit code ${child.exitCode})`)
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+    const readyMs = performance.now() - started
+    const before = performance.now()
+    const status = await getOnce(`${url}/`, { cookie: VISITOR_COOKIES, accept: 'text/html' })
+    if (status !== 200) throw new Error(`the first GET / answered ${status}`)
+    return { readyMs, firstPageMs: performance.now() - before }
+  } finally {
+    child.kill('SIGTERM')
+    await exited
+  }
 }
 
 async function cpuTicks (pid) {

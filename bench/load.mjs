@@ -5,9 +5,27 @@
 // and answers each with the run's result (or its error).
 import autocannon from 'autocannon'
 
-process.on('message', async (options) => {
+let runs = 0
+
+/**
+ * The addresses of a run, when they vary: `unique`, a new query string on
+ * every request (each one renders); `mixed`, a share of those among requests
+ * for a fixed set of popular addresses.
+ */
+function addressesFor ({ path, addresses }) {
+  if (!addresses) return undefined
+  const prefix = `${process.pid.toString(36)}-${(++runs).toString(36)}`
+  let count = 0
+  const unique = () => `${path}?unique=${prefix}-${(++count).toString(36)}`
+  const next = addresses.kind === 'unique'
+    ? unique
+    : () => Math.random() < addresses.uniqueShare ? unique() : `${path}?popular=${Math.floor(Math.random() * addresses.popular)}`
+  return [{ setupRequest: (request) => ({ ...request, path: next() }) }]
+}
+
+process.on('message', async ({ addresses, path, ...options }) => {
   try {
-    const result = await autocannon({ ...options, body: options.body ?? undefined })
+    const result = await autocannon({ ...options, body: options.body ?? undefined, requests: addressesFor({ path, addresses }) })
     process.send({
       requests: result.requests,
       latency: result.latency,

@@ -30,6 +30,41 @@ export function targetStatus (ratio, target, appSummary, ceilingGeneratorBound) 
   return ceilingGeneratorBound ? 'unproven' : 'met'
 }
 
+const OUTCOMES = ['hit', 'miss', 'bypass']
+const emptyTally = () => ({ hit: 0, miss: 0, bypass: 0 })
+
+/** What a tally of page outcomes ({ hit, miss, bypass }) says: the share served from the render cache, or null without pages. */
+export function hitRatio (tally) {
+  const total = tally.hit + tally.miss + tally.bypass
+  return total === 0 ? null : tally.hit / total
+}
+
+/**
+ * Tallies by kind of address ({ plain|popular|unique: tally }) combined:
+ * `sign` 1 adds `other` to `base`, -1 takes it away (the counts of one
+ * route's runs are the probe's counts after them less those before).
+ */
+export function combineTallies (base, other, sign = 1) {
+  const result = structuredClone(base)
+  for (const [kind, tally] of Object.entries(other)) {
+    const into = result[kind] ??= emptyTally()
+    for (const outcome of OUTCOMES) into[outcome] += sign * tally[outcome]
+  }
+  return result
+}
+
+/** Every kind of address in one tally. */
+export function totalTally (kinds) {
+  const total = emptyTally()
+  for (const tally of Object.values(kinds)) for (const outcome of OUTCOMES) total[outcome] += tally[outcome]
+  return total
+}
+
+/** Start-up is judged on the median of its runs, against an upper bound in milliseconds. */
+export function startupStatus (readyMs, targetMs) {
+  return median(readyMs) <= targetMs ? 'met' : 'missed'
+}
+
 /**
  * What a variant of a route (the same requests to the app with metrics on)
  * costs over the plain app, in CPU microseconds per request: the median of

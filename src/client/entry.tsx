@@ -1,3 +1,3 @@
 import { hydrateDocument } from './hydrate.js'
 
-hydrateDocument()
+await hydrateDocument()

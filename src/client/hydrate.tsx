@@ -1,7 +1,8 @@
 import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { Document } from '../ui/document.js'
-import { PageTableContext, PAGES, type AnyPage } from '../ui/page-table.js'
+import { findPage, loadPage, PageTableContext, PAGES, type AnyPage } from '../ui/page-table.js'
+import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
 import { readPageData } from './page-data.js'
 import { startTrackerWhenIdle } from './start-tracker.js'
@@ -19,19 +20,30 @@ declare global {
   }
 }
 
-/** Hydrates the document the server rendered, from its page table (PAGES; a test's own entry adds its pages). */
-export function hydrateDocument (pages: readonly AnyPage[] = PAGES): void {
+/**
+ * Hydrates the document the server rendered, from its page table (PAGES; a
+ * test's own entry adds its pages), once the page's chunk has loaded: the
+ * document preloads it, so hydration finds its component ready.
+ */
+export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promise<void> {
   const data = readPageData()
+  const page = findPage(data.page.id, pages)
+  if (page) await loadPage(page)
   // Browsers hide a parsed nonce from the attribute but keep it in the property: the document's own scripts carry it.
   const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce
   const startTracker = () => startTrackerWhenIdle(data.env)
+  // The server's check script, as rendered: hydration renders the same text without the code that builds it.
+  const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
+  const readHintScript = () => hintScript
 
   hydrateRoot(
     document,
     <StrictMode>
       <AfterHydration effect={startTracker}>
         <PageTableContext.Provider value={pages}>
-          <Document data={data} nonce={nonce} />
+          <HintScriptSource value={readHintScript}>
+            <Document data={data} nonce={nonce} />
+          </HintScriptSource>
         </PageTableContext.Provider>
       </AfterHydration>
     </StrictMode>

@@ -1,4 +1,5 @@
 import type { PublicEnv } from '../shared/page-data.js'
+import { whenIdle } from '../ui/when-idle.js'
 
 /** Prefix of the one console line a failed start leaves (the browser tests look for it). */
 export const NOT_STARTED = 'Session recording did not start:'
@@ -23,7 +24,5 @@ export function startTrackerWhenIdle (env: PublicEnv): void {
       .then((outcome) => { if (!outcome.started) console.info(NOT_STARTED, outcome.reason) })
       .catch((error: unknown) => console.info(NOT_STARTED, 'its code could not be loaded.', error))
   }
-  // Safari has no requestIdleCallback; the timeout bounds the wait on a page that is never idle.
-  if ('requestIdleCallback' in window) window.requestIdleCallback(start, { timeout: 5000 })
-  else setTimeout(start, 1)
+  whenIdle(start, 5000)
 }

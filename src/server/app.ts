@@ -27,6 +27,7 @@ import { pageLoading } from './plugins/page-loading.js'
 import { pageRendering } from './plugins/page-rendering.js'
 import { plainHttpWarning } from './plugins/plain-http-warning.js'
 import { readiness } from './plugins/readiness.js'
+import type { RenderCacheOptions } from './render-cache.js'
 import { security } from './plugins/security.js'
 import { staticAssets } from './plugins/static-assets.js'
 import { createGenReqId, idSequence, trustedProxyPredicate } from './request-id.js'
@@ -51,6 +52,7 @@ export interface AppOptions {
   distDir?: string
   loadShedding?: LoadSheddingOptions
   honeypot?: Omit<HoneypotOptions, 'secret'>
+  renderCache?: RenderCacheOptions
   timeouts?: Partial<Timeouts>
   cspReports?: CspReportOptions
   /** Registered before anything else, to see every route: tracing (src/server/tracing.ts) when configured. */
@@ -103,7 +105,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
   await app.register(documentTimingPlugin)
-  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, devTools: options.devTools })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, cache: options.renderCache, devTools: options.devTools })
   await app.register(pageLoading, { loaders })
   await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
   // Before the not-found handling, so that its request log sees those answers too.

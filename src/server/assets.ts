@@ -1,14 +1,37 @@
 import { readFileSync } from 'node:fs'
 import type { Assets } from '../shared/page-data.js'
 
+/** What build.mjs writes: the shell's assets, and each page's own chunks by page id. */
+export interface AssetManifest extends Assets {
+  pages: Record<string, string[]>
+}
+
 /** Reads the manifest that build.mjs writes; the server cannot run without a build. */
-export function loadAssetManifest (path: string): Assets {
+export function loadAssetManifest (path: string): AssetManifest {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
   } catch {
     throw new Error(`No build found at ${path}: run "npm run build" first.`)
   }
-  const { entry, styles, preloads } = JSON.parse(text) as Assets
-  return { entry, styles, preloads }
+  const { entry, styles, preloads, pages = {} } = JSON.parse(text) as Partial<AssetManifest> & Assets
+  return { entry, styles, preloads, pages }
+}
+
+/**
+ * The assets of one page's document: the shell's, and that page's chunks
+ * preloaded beside them, so hydration never waits for a second round trip.
+ * One object per page, built on first use.
+ */
+export function pageAssets (manifest: AssetManifest): (pageId: string) => Assets {
+  const byPage = new Map<string, Assets>()
+  return (pageId) => {
+    let assets = byPage.get(pageId)
+    if (!assets) {
+      const own = Object.hasOwn(manifest.pages, pageId) ? manifest.pages[pageId] ?? [] : []
+      assets = { entry: manifest.entry, styles: manifest.styles, preloads: [...manifest.preloads, ...own] }
+      byPage.set(pageId, assets)
+    }
+    return assets
+  }
 }

@@ -15,6 +15,7 @@ import { READINESS_STATES, type ReadinessState } from './plugins/readiness.js'
 /** The one route label of every request no route matched. */
 export const NOT_FOUND_ROUTE = 'not found'
 
+/** What a document had from the render cache: served from it, rendered (kept once asked for twice), or never cacheable. */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass'
 
 /** What the render of one document came to, reported once its response ends. */
@@ -54,7 +55,7 @@ export class Metrics {
   // page: an id from the page table (pages are declared in code); cache: hit, miss or bypass.
   readonly #documents = new Counter({
     name: 'documents_rendered_total',
-    help: 'Documents sent, by page id and whether the render cache served them (hit), stored them (miss) or could not (bypass).',
+    help: 'Documents sent, by page id and whether the render cache served them (hit), rendered them (miss; kept once asked for twice) or could not keep them (bypass).',
     labelNames: ['page', 'cache'] as const,
     registers: [this.registry]
   })

@@ -1,11 +1,14 @@
 import { PassThrough, Transform } from 'node:stream'
 import type { PageData } from '../shared/page-data.js'
+import { SecondSighting } from './cache-admission.js'
 
 /**
  * Documents already rendered, keyed by their data: a component is a pure
  * function of it. A document is kept as a template with the two values that
  * change per response (the CSP nonce, the honeypot token) cut out, and
- * bounded by the characters it holds, least recently used first out.
+ * bounded by the characters it holds, least recently used first out. Only a
+ * document asked for a second time is kept (cache-admission.ts), so documents
+ * seen once never push out the popular ones.
  */
 
 export interface Fillings {
@@ -63,18 +66,23 @@ export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: b
   return key.includes(fillings.honeypotToken) || key.includes(fillings.nonce) ? null : key
 }
 
-/** The HTML of a document on its way to the client, kept once it has streamed whole. */
+/** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */
 export interface Capture {
-  readonly stream: Transform
+  /** A document rendered in one go. */
+  whole (html: Buffer): void
+  /** A stream a streamed document passes through. */
+  stream (): Transform
   spoil (): void
 }
 
-export const passThrough = (): Capture => ({ stream: new PassThrough(), spoil () {} })
+export const passThrough = (): Capture => ({ whole () {}, stream: () => new PassThrough(), spoil () {} })
 
 export interface RenderCacheOptions {
   maxChars?: number
   /** Larger data is rendered every time: it is unlikely to repeat. */
   maxKeyChars?: number
+  /** How many keys seen once are remembered, waiting for their second sighting. */
+  admissionMemory?: number
 }
 
 /** Counted since start-up, for the metrics. */
@@ -91,14 +99,16 @@ export class RenderCache {
   readonly #entries = new Map<string, { template: Template, chars: number }>()
   readonly #maxChars: number
   readonly #maxKeyChars: number
+  readonly #sightings: SecondSighting
   #chars = 0
   #hits = 0
   #misses = 0
   #evictions = 0
 
-  constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024 }: RenderCacheOptions = {}) {
+  constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024, admissionMemory = 16_384 }: RenderCacheOptions = {}) {
     this.#maxChars = maxChars
     this.#maxKeyChars = maxKeyChars
+    this.#sightings = new SecondSighting(admissionMemory)
   }
 
   get size (): number {
@@ -136,20 +146,31 @@ export class RenderCache {
     }
   }
 
+  /** After a miss: whether the document about to be rendered is worth keeping (asked for before, and small enough). */
+  admits (key: string): boolean {
+    return key.length <= this.#maxKeyChars && this.#sightings.seen(key)
+  }
+
   capture (key: string, fillings: Fillings): Capture {
-    const chunks: Buffer[] = []
-    let whole = true
-    const stream = new Transform({
-      transform (chunk: Buffer, _encoding, done) {
-        chunks.push(chunk)
-        done(null, chunk)
+    let spoiled = false
+    const keep = (html: Buffer) => { if (!spoiled) this.set(key, toTemplate(html.toString('utf8'), fillings)) }
+    return {
+      whole: keep,
+      stream () {
+        const chunks: Buffer[] = []
+        return new Transform({
+          transform (chunk: Buffer, _encoding, done) {
+            chunks.push(chunk)
+            done(null, chunk)
+          },
+          flush (done) {
+            keep(Buffer.concat(chunks))
+            done()
+          }
+        })
       },
-      flush: (done) => {
-        if (whole) this.set(key, toTemplate(Buffer.concat(chunks).toString('utf8'), fillings))
-        done()
-      }
-    })
-    return { stream, spoil () { whole = false } }
+      spoil () { spoiled = true }
+    }
   }
 
   #forget (key: string): void {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ReactNode } from 'react'
 import { Writable } from 'node:stream'
-import { renderToPipeableStream } from 'react-dom/server'
+import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import type { PageData } from '../shared/page-data.js'
 import { serializeForScript } from '../shared/serialize.js'
 import type { Capture } from './render-cache.js'
@@ -19,32 +19,102 @@ export interface RenderOptions {
   onShellFailed: (error: unknown, componentStack: string | undefined) => void
 }
 
+const ENV_SCRIPTS = new WeakMap<object, string>()
+
+/** `window.ENV=…;window.__PAGE_DATA__=…`; the public env is one object per app, so its part is serialized once. */
 export function bootstrapScript (data: PageData): string {
-  return `window.ENV=${serializeForScript(data.env)};window.__PAGE_DATA__=${serializeForScript(data)}`
+  let env = ENV_SCRIPTS.get(data.env)
+  if (env === undefined) ENV_SCRIPTS.set(data.env, env = `window.ENV=${serializeForScript(data.env)};`)
+  return `${env}window.__PAGE_DATA__=${serializeForScript(data)}`
 }
 
 function renderOptions (data: PageData, nonce: string, script: string) {
   return { nonce, bootstrapScriptContent: bootstrapScript(data) + script, bootstrapModules: [data.assets.entry] }
 }
 
+/** React's mark of a Suspense boundary it left for the browser to render: the part waited on something, or failed. */
+const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
+/** What React escapes in a bootstrap script's content, as React escapes it. */
+const SCRIPT_TAG = /(<\/|<)(s)(cript)/gi
+const escapeScriptTags = (script: string) => script.replace(SCRIPT_TAG, (_, prefix: string, s: string, rest: string) => `${prefix}${s === 's' ? '\\u0073' : '\\u0053'}${rest}`)
+
 /**
- * Streams a document through reply.send(), so Fastify's hooks still apply
- * (fastify#2372). Every callback of renderToPipeableStream is handled here;
- * a failure after the shell or an abort spoils the capture.
+ * The document rendered in one synchronous pass by React's string renderer,
+ * which writes strings where the streaming one encodes every chunk; null when
+ * a part of it waits or fails, for the streaming renderer to take over (which
+ * then reports the failure, with its component stack). The string renderer
+ * has no bootstrap scripts, so they are added before </body> as the streaming
+ * renderer writes them (the page data is already escaped for a script by
+ * serializeForScript; `script`, the development server's, is escaped here).
  */
-export function streamDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
+export function renderAtOnce (element: ReactNode, data: PageData, nonce: string, script: string): string | null {
+  let html: string
+  try {
+    html = renderToString(element)
+  } catch {
+    return null
+  }
+  const end = html.lastIndexOf('</body>')
+  if (end === -1 || html.includes(CLIENT_RENDERED_BOUNDARY)) return null
+  const scripts = `<script nonce="${nonce}">${bootstrapScript(data)}${script && escapeScriptTags(script)}</script><script type="module" src="${data.assets.entry}" nonce="${nonce}" async=""></script>`
+  // The string renderer leaves out the doctype the streaming one writes: without it a browser renders in quirks mode.
+  return '<!DOCTYPE html>' + html.slice(0, end) + scripts + html.slice(end)
+}
+
+/**
+ * Where React writes a document that rendered in one go: its chunks, kept
+ * until React ends it. React pipes into anything with write/end/on.
+ */
+class WholeDocument {
+  readonly chunks: Uint8Array[] = []
+  ended = false
+  write (chunk: Uint8Array | string): boolean {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+    return true
+  }
+
+  end (): void {
+    this.ended = true
+  }
+
+  on (): this {
+    return this
+  }
+
+  bytes (): Buffer {
+    return Buffer.concat(this.chunks)
+  }
+}
+
+/**
+ * Sends a document through reply.send(), so Fastify's hooks still apply
+ * (fastify#2372). A document that renders without waiting on anything (most
+ * do) is sent whole, as one buffer with its length: a stream costs more than
+ * the render. One that waits (a suspended part, or a bot waiting for all)
+ * streams from its shell. Every callback of renderToPipeableStream is
+ * handled here; a failure after the shell or an abort spoils the capture.
+ */
+export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture } = options
+  const atOnce = renderAtOnce(element, data, options.nonce, options.script)
+  if (atOnce !== null) {
+    const bytes = Buffer.from(atOnce)
+    capture.whole(bytes)
+    reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(bytes)
+    return
+  }
   let sent = false
   let failedAfterShell = false
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
-  let released = false
+  let watching = false
   const onClose = () => {
     if (!reply.raw.writableFinished) stop(new Error('the client disconnected'))
     release()
   }
   function release () {
-    released = true
+    if (!watching) return
+    watching = false
     clearTimeout(timer)
     reply.raw.removeListener('close', onClose)
   }
@@ -52,10 +122,11 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
   const { pipe, abort } = renderToPipeableStream(element, {
     ...renderOptions(data, options.nonce, options.script),
     onShellReady () {
-      if (!options.waitForAll) send()
+      // React calls onAllReady next, in the same pass, when nothing is left to wait for.
+      if (!options.waitForAll) queueMicrotask(() => { if (!sent) stream() })
     },
     onAllReady () {
-      if (options.waitForAll) send()
+      if (!sent) sendWhole()
     },
     onShellError (error) {
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
@@ -79,23 +150,44 @@ export function streamDocument (request: FastifyRequest, reply: FastifyReply, el
     abort(reason)
   }
 
-  if (!released) {
+  // React renders in a microtask queued before this one: a document still
+  // unsent here waits on something, and gets a time limit and a disconnect watch.
+  queueMicrotask(() => {
+    if (sent) return
+    watching = true
     timer = setTimeout(() => stop(new Error(`render timed out after ${options.timeoutMs} ms`)), options.timeoutMs)
     reply.raw.once('close', onClose)
-  }
+  })
 
-  function send () {
-    if (sent) return
+  function begin (): void {
     sent = true
     // A bot waits for everything, so an error anywhere can still change its status.
     reply.status(failedAfterShell ? 500 : options.status)
     reply.header('Content-Type', 'text/html; charset=utf-8')
-    pipe(capture.stream)
-    reply.send(capture.stream)
+  }
+
+  function sendWhole () {
+    begin()
+    release()
+    const whole = new WholeDocument()
+    // React uses only write, end and on of its destination.
+    pipe(whole as unknown as NodeJS.WritableStream)
+    const bytes = whole.bytes()
+    if (whole.ended && !failedAfterShell) capture.whole(bytes)
+    reply.send(bytes)
+  }
+
+  function stream () {
+    begin()
+    const streamed = capture.stream()
+    pipe(streamed)
+    reply.send(streamed)
   }
 }
 
 export function renderToHtml (element: ReactNode, data: PageData, nonce: string, script: string): Promise<string> {
+  const atOnce = renderAtOnce(element, data, nonce, script)
+  if (atOnce !== null) return Promise.resolve(atOnce)
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     const sink = new Writable({

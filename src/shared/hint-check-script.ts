@@ -1,4 +1,6 @@
 import { COLOR_SCHEME_COOKIE, HINT_COOKIE_MAX_AGE, TIME_ZONE_COOKIE, TIME_ZONE_MARKER } from './client-hints.js'
+import { boundedMemo } from './bounded-memo.js'
+import type { RequestInfo } from './page-data.js'
 import { serializeForScript } from './serialize.js'
 import { THEME_COLORS, THEME_COOKIE_NAME, type ThemePreference } from './theme.js'
 
@@ -60,8 +62,22 @@ document.addEventListener('DOMContentLoaded',function(){o.disconnect()});
 }
 }catch(e){}`
 
-/** The script's source, with what the server rendered with inlined safely. */
+/** The script for the request a document is rendered for. */
+export function hintCheckScriptFor (requestInfo: RequestInfo): string {
+  return hintCheckScript({ preference: requestInfo.userPrefs.theme, timeZone: requestInfo.hints.timeZone, reload: !requestInfo.isBot })
+}
+
+/** The script's source, with what the server rendered with inlined safely; built once per distinct input. */
 export function hintCheckScript (input: HintCheckInput): string {
+  return scriptFor(JSON.stringify([input.preference, input.reload, input.timeZone]))
+}
+
+const scriptFor = boundedMemo(512, (key) => {
+  const [preference, reload, timeZone] = JSON.parse(key) as [ThemePreference, boolean, string]
+  return buildScript({ preference, reload, timeZone })
+})
+
+function buildScript (input: HintCheckInput): string {
   const data = {
     ...input,
     colors: THEME_COLORS,

@@ -22,6 +22,8 @@ export interface RequestInfo {
   /** Bots get no client-hint reload: they index the first response. */
   isBot: boolean
   path: string
+  /** Where a form on the page sends the visitor back to: the path, reduced by safeRedirect. */
+  returnTo: string
   /** The origin the visitor asked for (a trusted proxy's, behind one); null when the Host header names none. */
   origin: string | null
 }

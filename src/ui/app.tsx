@@ -3,8 +3,7 @@ import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
 import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
-import { usePage } from './page-table.js'
-import { ErrorPage } from './pages/error.js'
+import { SYSTEM_PAGES, usePage, usePageComponent } from './page-table.js'
 import { RequestInfoProvider } from './request-info.js'
 import { ThemeSwitch } from './theme-switch.js'
 import { ToastArea } from './toasts.js'
@@ -28,9 +27,8 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
 }
 
 function Outlet ({ data }: { data: PageData }) {
-  const page = usePage(data.page.id)
-  if (!page) return <ErrorPage />
-  const { Component } = page
+  // A page this bundle does not know (a newer server's) shows the error page.
+  const Component = usePageComponent(usePage(data.page.id) ?? SYSTEM_PAGES.serverError)
   return (
     <PageFormStateContext value={data.page.form ?? null}>
       <Component data={data.page.data} />

@@ -1,9 +1,5 @@
-import { createContext, useContext, type ComponentType } from 'react'
+import { createContext, use, useContext, type ComponentType } from 'react'
 import { definePage } from './define-page.js'
-import { HomePage } from './pages/home.js'
-import { NotFoundPage } from './pages/not-found.js'
-import { ClientErrorPage } from './pages/client-error.js'
-import { ErrorPage } from './pages/error.js'
 
 /** A page's text, or a function of its status and data when one page shows several things. */
 export type PageText<Data> = string | ((page: { status: number, data: Data }) => string)
@@ -18,11 +14,18 @@ export interface PageMeta<Data = unknown> {
   canonical?: PageText<Data>
 }
 
-/** A screen as both sides know it; its loader lives on the server (src/server/pages/). */
+export type PageComponent<Data = unknown> = ComponentType<{ data: Data }>
+
+/**
+ * A screen as both sides know it; its loader lives on the server (src/server/pages/).
+ * Its component is loaded on demand, from src/ui/pages/<id>.tsx: the browser
+ * build makes that file a chunk of its own, which a document preloads for
+ * its page only, so the first JavaScript stays the same however many pages there are.
+ */
 export interface PageDefinition<Data = unknown> {
   id: string
   path?: string
-  Component: ComponentType<{ data: Data }>
+  load: () => Promise<PageComponent<Data>>
   meta?: PageMeta<Data>
   /** false when the component reads more than its data (the clock): rendered on every request. */
   cache?: boolean
@@ -32,31 +35,31 @@ export type AnyPage = PageDefinition<any>
 
 export { definePage }
 
-export const HOME = definePage({
+export const HOME = definePage<null>({
   id: 'home',
   path: '/',
-  Component: HomePage,
+  load: () => import('./pages/home.js').then((module) => module.HomePage),
   meta: { description: 'Agent Stack: the application shell every screen is rendered in, fast and accessible, with or without JavaScript.', canonical: '/' }
 })
 
-/** Every screen of the app: a new screen is one file in pages/ and one line here. */
+/** Every screen of the app: a new screen is one file in pages/ (named after its id) and one line here. */
 export const PAGES: readonly AnyPage[] = [HOME]
 
 /** Pages the server chooses; their titles come from the error catalogue. No canonical: an error is not an address to index. */
 export const SYSTEM_PAGES = {
   notFound: definePage<{ title: string }>({
     id: 'not-found',
-    Component: NotFoundPage,
+    load: () => import('./pages/not-found.js').then((module) => module.NotFoundPage),
     meta: { title: ({ data }) => data.title, description: 'There is nothing at this address of Agent Stack.' }
   }),
   clientError: definePage<{ title: string, message: string }>({
     id: 'client-error',
-    Component: ClientErrorPage,
+    load: () => import('./pages/client-error.js').then((module) => module.ClientErrorPage),
     meta: { title: ({ data }) => data.title, description: ({ data }) => data.message }
   }),
   serverError: definePage<{ title: string }>({
     id: 'server-error',
-    Component: ErrorPage,
+    load: () => import('./pages/server-error.js').then((module) => module.ServerErrorPage),
     meta: { title: ({ data }) => data.title, description: 'Agent Stack could not show this page. Please try again in a moment.' }
   })
 }
@@ -72,4 +75,34 @@ export function findPage (id: string, pages: readonly AnyPage[] = PAGES): AnyPag
 
 export function usePage (id: string): AnyPage | undefined {
   return findPage(id, useContext(PageTableContext))
+}
+
+/** A promise as React's use() reads it: once settled, its status says so and rendering does not wait. */
+type Tracked<Value> = Promise<Value> & { status?: 'fulfilled' | 'rejected', value?: Value, reason?: unknown }
+
+const loading = new WeakMap<AnyPage, Tracked<PageComponent>>()
+
+/**
+ * Loads a page's component once. The server loads every page before it
+ * listens and the browser loads the current one before hydrating, so
+ * rendering finds it ready.
+ */
+export function loadPage (page: AnyPage): Promise<PageComponent> {
+  let promise = loading.get(page)
+  if (!promise) {
+    const tracked: Tracked<PageComponent> = page.load()
+    tracked.then((value) => { tracked.status = 'fulfilled'; tracked.value = value }, (reason: unknown) => { tracked.status = 'rejected'; tracked.reason = reason })
+    loading.set(page, promise = tracked)
+  }
+  return promise
+}
+
+/** The page's component, waiting (Suspense) only if it has not been loaded yet. */
+export function usePageComponent (page: AnyPage): PageComponent {
+  return use(loadPage(page))
+}
+
+/** Every page of a table and the system pages, loaded: what the server does before it listens. */
+export function loadAllPages (pages: readonly AnyPage[]): Promise<PageComponent[]> {
+  return Promise.all([...pages, ...SYSTEM].map(loadPage))
 }

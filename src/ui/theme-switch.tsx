@@ -1,5 +1,4 @@
 import type { FormEvent } from 'react'
-import { safeRedirect } from '../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH, nextThemePreference, type ThemePreference } from '../shared/theme.js'
 import { useRequestInfo } from './request-info.js'
 import { useTheme } from './theme.js'
@@ -13,7 +12,7 @@ const LABELS: Record<ThemePreference, string> = { system: 'System', light: 'Ligh
  */
 export function ThemeSwitch () {
   const { preference, switchTheme } = useTheme()
-  const { path } = useRequestInfo()
+  const { returnTo } = useRequestInfo()
   const next = nextThemePreference(preference)
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -22,8 +21,7 @@ export function ThemeSwitch () {
   return (
     <form method='post' action={THEME_SWITCH_PATH} className='theme-switch' onSubmit={onSubmit}>
       <input type='hidden' name='theme' value={next} />
-      {/* Reduced here as the server will: an over-long address would only push the body past its limit. */}
-      <input type='hidden' name='redirectTo' value={safeRedirect(path)} />
+      <input type='hidden' name='redirectTo' value={returnTo} />
       {/* The name says the current mode (WCAG 2.5.3: it matches the visible text); the title says what a press does. */}
       <button type='submit' title={`Switch to the ${LABELS[next].toLowerCase()} theme`}>
         <ThemeIcon preference={preference} />

@@ -2,13 +2,15 @@ import { subscribeToSchemeChange } from '@epic-web/client-hints/color-scheme'
 import { createContext, use, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react'
 import { flushSync } from 'react-dom'
 import { toast } from './toast.js'
-import { hintCheckScript } from '../shared/hint-check-script.js'
 import type { RequestInfo } from '../shared/page-data.js'
 import { THEME_COLORS, THEME_COOKIE_NAME, THEME_SWITCH_PATH, decideTheme, isThemePreference, type Theme, type ThemePreference, type ThemeSource } from '../shared/theme.js'
+import type { ThemeChannel, ThemeRules } from './theme-sync.js'
+import { whenIdle } from './when-idle.js'
 
 /** The one source of the theme in effect, resolved with decideTheme exactly as the server did. */
 
-const CHANNEL_NAME = 'agent-stack:theme'
+/** How long a busy page may put off opening the cross-tab channel. */
+const SYNC_IDLE_TIMEOUT_MS = 2000
 
 export interface ThemeState {
   theme: Theme
@@ -47,26 +49,17 @@ function readSavedPreference (): ThemePreference {
   return isThemePreference(value) ? value : 'system'
 }
 
-class ThemeSwitchError extends Error {}
+const THEME_RULES: ThemeRules = { switchPath: THEME_SWITCH_PATH, isThemePreference }
 
-async function postThemeSwitch (next: ThemePreference): Promise<ThemePreference> {
-  let response: Response
-  try {
-    response = await fetch(THEME_SWITCH_PATH, {
-      method: 'POST',
-      headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ theme: next }),
-      credentials: 'same-origin'
-    })
-  } catch {
-    throw new ThemeSwitchError('The server could not be reached. Check your connection and try again.')
-  }
-  const answer: unknown = await response.json().catch(() => null)
-  const theme = (answer as { theme?: unknown } | null)?.theme
-  if (!response.ok || !isThemePreference(theme)) {
-    throw new ThemeSwitchError(`The server did not save it (${response.status}). Please try again.`)
-  }
-  return theme
+type ThemeSync = typeof import('./theme-sync.js')
+let themeSync: Promise<ThemeSync> | null = null
+/** The saving and cross-tab part of switching, fetched once (again after a failed fetch). */
+function loadThemeSync (): Promise<ThemeSync> {
+  themeSync ??= import('./theme-sync.js').catch((error: unknown) => {
+    themeSync = null
+    throw error
+  })
+  return themeSync
 }
 
 export function ThemeProvider ({ requestInfo, children }: { requestInfo: RequestInfo, children: ReactNode }) {
@@ -77,33 +70,20 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
   const hint = useSyncExternalStore<Theme | null>(subscribeToColorScheme, readColorScheme, () => serverHint)
   const { theme, source } = decideTheme({ pending, saved, hint })
 
-  const channel = useRef<BroadcastChannel | null>(null)
+  const channel = useRef<ThemeChannel | null>(null)
   useEffect(() => {
-    if (typeof BroadcastChannel === 'undefined') return
+    let live = true
     const open = () => {
-      const opened = new BroadcastChannel(CHANNEL_NAME)
-      opened.onmessage = (event: MessageEvent<unknown>) => {
-        const theme = (event.data as { theme?: unknown } | null)?.theme
-        if (isThemePreference(theme)) setSaved(theme)
-      }
-      channel.current = opened
+      loadThemeSync().then(({ openThemeChannel }) => {
+        if (live && !channel.current) channel.current = openThemeChannel(setSaved, THEME_RULES)
+      }, () => {})
     }
-    const close = () => {
+    const cancel = whenIdle(open, SYNC_IDLE_TIMEOUT_MS)
+    return () => {
+      live = false
+      cancel()
       channel.current?.close()
       channel.current = null
-    }
-    // A message to an open channel evicts the page from the back/forward cache.
-    const onPageHide = () => close()
-    const onPageShow = (event: PageTransitionEvent) => {
-      if (event.persisted && !channel.current) open()
-    }
-    open()
-    window.addEventListener('pagehide', onPageHide)
-    window.addEventListener('pageshow', onPageShow)
-    return () => {
-      close()
-      window.removeEventListener('pagehide', onPageHide)
-      window.removeEventListener('pageshow', onPageShow)
     }
   }, [])
 
@@ -128,16 +108,20 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
     const id = ++latest.current
     setPending(next)
     queue.current = queue.current.then(async () => {
+      let sync: ThemeSync | null = null
       try {
-        const confirmed = await postThemeSwitch(next)
+        sync = await loadThemeSync()
+        const confirmed = await sync.saveTheme(next, THEME_RULES)
         setSaved(confirmed)
-        channel.current?.postMessage({ theme: confirmed })
+        channel.current ??= sync.openThemeChannel(setSaved, THEME_RULES)
+        channel.current.post(confirmed)
         if (id === latest.current) setPending(null)
       } catch (error) {
         if (id !== latest.current) return
         setPending(null)
         toast.error('The theme could not be changed', {
-          description: error instanceof ThemeSwitchError ? error.message : 'Please try again.'
+          // Without its code loaded, the server was not reached either.
+          description: sync === null ? 'The server could not be reached. Check your connection and try again.' : error instanceof sync.ThemeSwitchError ? error.message : 'Please try again.'
         })
       }
     })
@@ -184,8 +168,17 @@ export function ThemeColorMeta () {
   return <meta name='theme-color' content={THEME_COLORS[theme]} suppressHydrationWarning />
 }
 
+export const HINT_SCRIPT_ID = 'hint-check'
+
+/**
+ * The check script's text for a request: built by the server
+ * (shared/hint-check-script.ts), read back from the document in the browser,
+ * whose bundle then need not carry the builder.
+ */
+export const HintScriptSource = createContext<(requestInfo: RequestInfo) => string>(() => '')
+
 /** The client-hint check script, first in <head>; browsers blank its parsed nonce, hence suppressHydrationWarning. */
 export function HintCheckScript ({ requestInfo, nonce }: { requestInfo: RequestInfo, nonce: string | undefined }) {
-  const script = hintCheckScript({ preference: requestInfo.userPrefs.theme, timeZone: requestInfo.hints.timeZone, reload: !requestInfo.isBot })
-  return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />
+  const script = use(HintScriptSource)(requestInfo)
+  return <script id={HINT_SCRIPT_ID} nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />
 }

@@ -1,10 +1,15 @@
-import { toast as sonner, type ExternalToast } from 'sonner'
+import type { ExternalToast } from 'sonner'
 import type { Toast, ToastType } from '../shared/page-data.js'
 
 /**
  * The app's toast API over sonner, with the flash toast's three kinds. Call it
- * from event handlers and effects, never while rendering: sonner's store is
+ * from event handlers and effects, never while rendering: what it keeps is
  * module-level, so on the server it would be shared by every request.
+ *
+ * sonner is not part of the first JavaScript: it loads when a toast is first
+ * asked for, or when the browser is idle after hydration (<ToastArea>). A
+ * toast asked for before then waits here and is shown, in order, as soon as
+ * the Toaster listens.
  */
 
 export type ToastId = string | number
@@ -14,17 +19,92 @@ export interface ToastOptions {
   id?: string
 }
 
-const SHOW: Record<ToastType, (message: string, data: ExternalToast) => ToastId> = {
-  message: sonner.message,
-  success: sonner.success,
-  error: sonner.error
+type Sonner = typeof import('sonner')
+type Show = (toast: Sonner['toast']) => void
+
+let loading: Promise<Sonner> | null = null
+let loaded: Sonner | null = null
+const onLoaded = new Set<(sonner: Sonner) => void>()
+let listening: Sonner['toast'] | null = null
+const waiting: Show[] = []
+let nextId = 0
+
+/** sonner's module, fetched once; a failed fetch is tried again by the next toast. */
+export function loadSonner (): Promise<Sonner> {
+  if (!loading) {
+    loading = import('sonner')
+    loading.then((sonner) => {
+      loaded = sonner
+      for (const listener of onLoaded) listener(sonner)
+      onLoaded.clear()
+    }, (error: unknown) => {
+      loading = null
+      console.error('Notifications could not be loaded:', error)
+    })
+  }
+  return loading
+}
+
+/** Calls `listener` with sonner once it has loaded (at once if it has); returns the unsubscribe. */
+export function whenSonnerLoaded (listener: (sonner: Sonner) => void): () => void {
+  if (loaded) {
+    listener(loaded)
+    return () => {}
+  }
+  onLoaded.add(listener)
+  return () => { onLoaded.delete(listener) }
+}
+
+/**
+ * The toasts asked for while sonner loads, newest last: <ToastArea> shows the
+ * newest at once in the flash toast's box, so a toast never waits on the network.
+ */
+let pending: readonly Toast[] = []
+const pendingListeners = new Set<() => void>()
+
+function setPending (next: readonly Toast[]): void {
+  pending = next
+  for (const listener of pendingListeners) listener()
+}
+
+export const pendingToasts = {
+  read: (): readonly Toast[] => pending,
+  subscribe (listener: () => void): () => void {
+    pendingListeners.add(listener)
+    return () => { pendingListeners.delete(listener) }
+  }
+}
+
+/** Said by <ToastArea> once its Toaster has subscribed (sonner#168: a toast before that is lost), and null when it goes. */
+export function setToasterListening (toast: Sonner['toast'] | null): void {
+  listening = toast
+  if (!toast) return
+  for (const show of waiting.splice(0)) show(toast)
+  if (pending.length > 0) setPending([])
+}
+
+function run (show: Show): void {
+  if (listening) {
+    show(listening)
+    return
+  }
+  waiting.push(show)
+  void loadSonner()
 }
 
 function show (type: ToastType, message: string, { description, id }: ToastOptions): ToastId {
-  const data: ExternalToast = {}
+  // Known now, though sonner may show it later: the caller can dismiss it in the meantime.
+  const toastId = id ?? `toast-${++nextId}`
+  const data: ExternalToast = { id: toastId }
   if (description) data.description = description
-  if (id !== undefined) data.id = id
-  return SHOW[type](message, data)
+  if (!listening) setPending([...pending, description ? { id: toastId, type, title: message, description } : { id: toastId, type, description: message }])
+  run((toast) => { toast[type](message, data) })
+  return toastId
+}
+
+function dismiss (id?: ToastId): void {
+  if (!listening) setPending(id === undefined ? [] : pending.filter((toast) => toast.id !== id))
+  run((toast) => { toast.dismiss(id) })
 }
 
 /** sonner's signatures: `toast.error('Could not save', { description })`. */
@@ -32,7 +112,7 @@ export const toast = {
   message: (message: string, options: ToastOptions = {}) => show('message', message, options),
   success: (message: string, options: ToastOptions = {}) => show('success', message, options),
   error: (message: string, options: ToastOptions = {}) => show('error', message, options),
-  dismiss: (id?: ToastId) => { sonner.dismiss(id) }
+  dismiss
 }
 
 export function showToast ({ type, title, description, id }: Toast): ToastId {

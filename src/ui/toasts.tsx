@@ -1,32 +1,80 @@
-import { useEffect, useState } from 'react'
-import { Toaster } from 'sonner'
+import { useEffect, useState, useSyncExternalStore } from 'react'
 import type { Toast } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
-import { showFlashToast } from './toast.js'
+import { loadSonner, pendingToasts, setToasterListening, showFlashToast, whenSonnerLoaded } from './toast.js'
+import { whenIdle } from './when-idle.js'
 
-/** sonner's Toaster, themed with the resolved theme (never `system`), and the page's flash toast. */
+type Sonner = typeof import('sonner')
+
+/** How long hydration may be followed by busy frames before sonner loads anyway. */
+const IDLE_TIMEOUT_MS = 2000
+const NONE: readonly Toast[] = []
+
+/**
+ * sonner's Toaster, themed with the resolved theme (never `system`), and the
+ * page's flash toast. The server renders no Toaster: sonner loads in the
+ * browser, at once for a flash toast, else when idle after hydration or on
+ * the first toast, whichever comes first.
+ */
 export function ToastArea ({ theme, flash }: { theme: Theme, flash: Toast | null }) {
+  const [sonner, setSonner] = useState<Sonner | null>(null)
   const [handedToToaster, setHandedToToaster] = useState(false)
   useEffect(() => {
+    const stopWaiting = whenSonnerLoaded(setSonner)
+    const load = () => { void loadSonner() }
+    let cancelIdle = () => {}
+    if (flash) load()
+    else cancelIdle = whenIdle(load, IDLE_TIMEOUT_MS)
+    return () => {
+      stopWaiting()
+      cancelIdle()
+    }
+  }, [flash])
+  useEffect(() => {
     if (!flash) return
-    // The <Toaster> below has subscribed by now (children's effects run first): sonner#168.
+    // Waits in the toast module until the Toaster listens.
     showFlashToast(flash)
     setHandedToToaster(true)
   }, [flash])
+  const waiting = useSyncExternalStore(pendingToasts.subscribe, pendingToasts.read, () => NONE)
+  const newestWaiting = waiting.at(-1)
+  const { Toaster, toast } = sonner ?? {}
   return (
     <>
-      <Toaster position='top-center' closeButton theme={theme} duration={4000} visibleToasts={3} />
-      {flash ? <FlashToastFallback flash={flash} hidden={handedToToaster} /> : null}
+      {Toaster && toast
+        ? (
+          <>
+            <Toaster position='top-center' closeButton theme={theme} duration={4000} visibleToasts={3} />
+            <ToasterListening toast={toast} />
+          </>
+          )
+        : null}
+      {newestWaiting
+        ? <ToastBox toast={newestWaiting} waiting />
+        : flash ? <ToastBox toast={flash} hidden={handedToToaster && sonner !== null} /> : null}
     </>
   )
 }
 
-/** The flash toast for visitors without JavaScript; hidden once the Toaster shows it. */
-function FlashToastFallback ({ flash, hidden }: { flash: Toast, hidden: boolean }) {
+/** Rendered after the Toaster, so its effect runs once the Toaster's own has subscribed. */
+function ToasterListening ({ toast }: { toast: Sonner['toast'] }) {
+  useEffect(() => {
+    setToasterListening(toast)
+    return () => setToasterListening(null)
+  }, [toast])
+  return null
+}
+
+/**
+ * A toast in a plain box: the flash toast for visitors without JavaScript,
+ * and any toast until sonner shows it. A waiting one is for the eyes only:
+ * sonner's live region announces it once it takes over.
+ */
+function ToastBox ({ toast, hidden = false, waiting = false }: { toast: Toast, hidden?: boolean, waiting?: boolean }) {
   return (
-    <div role='status' aria-live='polite' className='flash-toast' data-type={flash.type} hidden={hidden}>
-      {flash.title ? <strong className='flash-toast-title'>{flash.title}</strong> : null}
-      <span className='flash-toast-description'>{flash.description}</span>
+    <div role={waiting ? undefined : 'status'} aria-live={waiting ? undefined : 'polite'} aria-hidden={waiting || undefined} className='flash-toast' data-type={toast.type} data-waiting={waiting || undefined} hidden={hidden}>
+      {toast.title ? <strong className='flash-toast-title'>{toast.title}</strong> : null}
+      <span className='flash-toast-description'>{toast.description}</span>
     </div>
   )
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { generatorBound, median, pairedCost, pairedRatio, targetStatus } from '../../bench/targets.mjs'
+import { combineTallies, generatorBound, hitRatio, median, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from '../../bench/targets.mjs'
 
 const clean = { errors: 0, badStatus: 0 }
 
@@ -33,6 +33,26 @@ t.test('a target is met only by a clean run at or above it, measured against a c
   t.equal(targetStatus(0.7, 0.8, clean, true), 'missed', 'below the target even so')
   t.equal(targetStatus(0.9, 0.8, { errors: 1, badStatus: 0 }, false), 'missed')
   t.equal(targetStatus(0.9, 0.8, { errors: 0, badStatus: 3 }, false), 'missed')
+})
+
+t.test('the hit ratio is the share of pages served from the render cache, bypasses included, and none without pages', async (t) => {
+  t.equal(hitRatio({ hit: 3, miss: 1, bypass: 0 }), 0.75)
+  t.equal(hitRatio({ hit: 1, miss: 1, bypass: 2 }), 0.25, 'a page never cacheable counts as not served from the cache')
+  t.equal(hitRatio({ hit: 0, miss: 0, bypass: 0 }), null, 'a route that sends no page (a redirect, a probe) has no ratio')
+})
+
+t.test('one route\'s counts are the probe\'s counts after its runs less those before, by kind of address', async (t) => {
+  const before = { plain: { hit: 5, miss: 2, bypass: 0 } }
+  const after = { plain: { hit: 9, miss: 2, bypass: 0 }, unique: { hit: 0, miss: 7, bypass: 0 } }
+  const run = combineTallies(after, before, -1)
+  t.same(run, { plain: { hit: 4, miss: 0, bypass: 0 }, unique: { hit: 0, miss: 7, bypass: 0 } })
+  t.same(combineTallies(run, run), { plain: { hit: 8, miss: 0, bypass: 0 }, unique: { hit: 0, miss: 14, bypass: 0 } }, 'and runs add up')
+  t.same(totalTally(run), { hit: 4, miss: 7, bypass: 0 })
+})
+
+t.test('start-up is met when the median of its runs is within the bound', async (t) => {
+  t.equal(startupStatus([240, 900, 230, 250, 245], 250), 'met', 'one slow start does not decide')
+  t.equal(startupStatus([260, 240, 270], 250), 'missed')
 })
 
 t.test('a variant\'s cost is the median of each round\'s difference in CPU per request', async (t) => {

@@ -199,3 +199,64 @@ t.test('without JavaScript the message is in a visible status region', async (t)
   t.equal(await page.locator('[data-sonner-toast]').count(), 0, 'no JavaScript toast')
   t.same(problems, [], 'no CSP violation or other console error')
 })
+
+/** sonner's Toaster: its live region is there before any toast. */
+const TOASTER = 'section[aria-label^="Notifications"]'
+
+/** The scripts a document loads before hydrating: its entry module and every modulepreload. */
+function firstLoadScripts (html: string): Set<string> {
+  return new Set([...html.matchAll(/<(?:script type="module" src|link rel="modulepreload"[^>]*? href)="([^"]+\.js)"/g)].map(([, url]) => url!))
+}
+
+t.test('sonner is not part of the first load: it arrives when the browser is idle after hydration', async (t) => {
+  const browser = await launchBrowser(t)
+  const { url } = await listenWithFlash(t)
+  const first = firstLoadScripts(await (await fetch(`${url}/`)).text())
+  const { page, problems } = await openPage(browser)
+  const later: string[] = []
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname
+    if (path.endsWith('.js') && !first.has(path)) later.push(path)
+  })
+  await page.goto(`${url}/`)
+  await waitForHydration({ page, problems })
+  await page.locator(TOASTER).waitFor({ state: 'attached' })
+  t.ok(later.length > 0, `the Toaster came with JavaScript loaded after the first load (${later.join(', ')})`)
+  t.same(problems, [])
+})
+
+t.test('a toast asked for before sonner has loaded appears within 100 ms of the call, then sonner takes it over', async (t) => {
+  const browser = await launchBrowser(t)
+  const { url } = await listenWithFlash(t)
+  const first = firstLoadScripts(await (await fetch(`${url}/`)).text())
+  const { context, page, problems } = await openPage(browser)
+  // Everything loaded after the first load waits until the toast has been asked for.
+  let release: () => void = () => {}
+  const asked = new Promise<void>((resolve) => { release = resolve })
+  await context.route('**/assets/*.js', async (route) => {
+    if (!first.has(new URL(route.request().url()).pathname)) await asked
+    await route.continue()
+  })
+  await page.goto(`${url}/`)
+  await waitForHydration({ page, problems })
+  t.equal(await page.locator(TOASTER).count(), 0, 'sonner has not loaded yet')
+
+  const delay = page.evaluate(() => new Promise<number>((resolve) => {
+    const askedAt = performance.now()
+    new MutationObserver((_records, observer) => {
+      const shown = document.querySelector<HTMLElement>('[data-sonner-toast], .flash-toast[data-waiting]')
+      if (!shown?.textContent?.includes('Asked for early') || shown.hidden) return
+      observer.disconnect()
+      resolve(performance.now() - askedAt)
+    }).observe(document.body, { childList: true, subtree: true })
+    window.__toast?.success('Asked for early')
+  }))
+  release()
+  const elapsed = await delay
+  t.ok(elapsed <= 100, `shown ${elapsed.toFixed(0)} ms after the call`)
+  const toast = page.locator('[data-sonner-toast]', { hasText: 'Asked for early' })
+  await toast.waitFor({ state: 'visible' })
+  t.equal(await toast.getAttribute('data-type'), 'success', 'then sonner shows it, as it was asked for')
+  t.equal(await page.locator('.flash-toast').count(), 0, 'and the box that stood in for it is gone')
+  t.same(problems, [])
+})

@@ -14,17 +14,20 @@ const ROOT = join(dirname(new URL(import.meta.url).pathname), '..', '..')
 
 /** The README's path of each block, and the fixture that runs it. */
 const FIXTURES: Record<string, string> = {
-  'src/ui/pages/newsletter.tsx': 'test/fixtures/newsletter/page.tsx',
+  'src/ui/newsletter-page.ts': 'test/fixtures/newsletter/page.ts',
+  'src/ui/pages/newsletter.tsx': 'test/fixtures/newsletter/view.tsx',
   'src/server/forms/newsletter.ts': 'test/fixtures/newsletter/form.ts',
   'test/server/newsletter.test.ts': 'test/examples/newsletter.test.ts'
 }
 
 const withoutExtension = (path: string) => path.replace(/\.(js|ts|tsx)$/, '')
 
-/** The code with its first line (which names the file) dropped and each relative import replaced by the module it names. */
+/** The code with its first line (which names the file) dropped and each relative import, static or dynamic, replaced by the module it names. */
 function normalized (code: string, path: string, modules: (resolved: string) => string): string {
+  const resolve = (specifier: string) => `<${modules(withoutExtension(posix.join(posix.dirname(path), specifier)))}>`
   return code.split('\n').slice(1).join('\n').trim()
-    .replace(/from '(\.[^']*)'/g, (_, specifier: string) => `from <${modules(withoutExtension(posix.join(posix.dirname(path), specifier)))}>`)
+    .replace(/from '(\.[^']*)'/g, (_, specifier: string) => `from ${resolve(specifier)}`)
+    .replace(/import\('(\.[^']*)'\)/g, (_, specifier: string) => `import(${resolve(specifier)})`)
 }
 
 t.test('the README\'s form example is the code the tests run', async (t) => {

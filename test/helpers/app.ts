@@ -57,6 +57,11 @@ export function setCookie (response: LightMyRequestResponse, name: string) {
   return response.cookies.find((cookie) => cookie.name === name)
 }
 
+/** What the render cache did for a document (hit, miss or bypass), as its Server-Timing header says; undefined for any other response. */
+export function cacheOutcome (response: LightMyRequestResponse): string | undefined {
+  return /\bcache;desc=(\w+)/.exec(String(response.headers['server-timing'] ?? ''))?.[1]
+}
+
 /** Posts a URL-encoded form the way a browser without JavaScript does. */
 export function postForm (app: FastifyInstance, url: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) {
   const body = new URLSearchParams()

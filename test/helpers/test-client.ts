@@ -27,6 +27,7 @@ export async function buildTestClient (t: Test, entry: string): Promise<string> 
   const output = Object.keys(result.metafile.outputs).find((file) => basename(file).startsWith('test-entry-') && file.endsWith('.js'))
   if (!output) throw new Error(`esbuild wrote no bundle for ${entry}`)
   const manifest = JSON.parse(await readFile(join(DIST_DIR, 'manifest.json'), 'utf8'))
-  await writeFile(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, entry: `/assets/${basename(output)}`, preloads: [] }))
+  // One file holds every page: no page has chunks of its own to preload.
+  await writeFile(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, entry: `/assets/${basename(output)}`, preloads: [], pages: {} }))
   return dir
 }

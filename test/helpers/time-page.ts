@@ -9,7 +9,7 @@ export const MEETING = '2025-01-15T13:30:00.000Z'
 export const meetingPage = definePage<{ at: string }>({
   id: 'meeting',
   path: '/meeting',
-  Component: ({ data }) => createElement('main', null, createElement('h1', null, 'Next meeting'), createElement('p', null, createElement(LocalTime, { date: data.at })))
+  load: async () => ({ data }) => createElement('main', null, createElement('h1', null, 'Next meeting'), createElement('p', null, createElement(LocalTime, { date: data.at })))
 })
 
 /** The app's pages with the meeting page, on both sides. */

@@ -5,9 +5,11 @@ import { assertHuman } from '../../src/server/honeypot.js'
 import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/plain-http-warning.js'
 import { defineLoader } from '../../src/server/pages/index.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
-import { build, pageData, postForm, setCookie } from '../helpers/app.js'
+import { build, cacheOutcome, pageData, postForm, setCookie } from '../helpers/app.js'
 
 const VISITOR = { accept: 'text/html', cookie: 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis' }
+/** A person's browser: a bot waits for the whole document, so only a person's is streamed. */
+const PERSON = { ...VISITOR, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36' }
 
 function scriptNonce (headers: Record<string, unknown>): string {
   const nonce = /script-src [^;]*'nonce-([^']+)'/.exec(String(headers['content-security-policy']))?.[1]
@@ -15,12 +17,15 @@ function scriptNonce (headers: Record<string, unknown>): string {
   return nonce
 }
 
-t.test('the same page data is rendered once and served again with its own nonce and honeypot token', async (t) => {
+t.test('the same page data, asked for again, is kept and then served with its own nonce and honeypot token', async (t) => {
   const { app } = await build(t, { honeypot: { now: (() => { let now = 1_750_000_000_000; return () => (now += 5000) })() } })
+  const once = await app.inject({ url: '/', headers: VISITOR })
+  t.equal(app.renderCache.size, 0, 'a document asked for once is not kept')
   const first = await app.inject({ url: '/', headers: VISITOR })
-  t.equal(app.renderCache.size, 1, 'the first document is kept')
+  t.equal(app.renderCache.size, 1, 'asked for a second time, it is kept')
   const second = await app.inject({ url: '/', headers: VISITOR })
   t.equal(app.renderCache.size, 1, 'and served, not rendered again')
+  t.same([once, first, second].map(cacheOutcome), ['miss', 'miss', 'hit'], 'each answer says what the cache did')
 
   t.equal(second.statusCode, 200)
   t.equal(second.headers['content-type'], 'text/html; charset=utf-8')
@@ -45,7 +50,7 @@ t.test('a page whose loader waits is kept too, and its loader still runs on ever
   const report = definePage<{ visits: number }>({
     id: 'report',
     path: '/report',
-    Component: ({ data }) => createElement('p', { id: 'visits' }, `Visits mod 2: ${data.visits}`)
+    load: async () => ({ data }) => createElement('p', { id: 'visits' }, `Visits mod 2: ${data.visits}`)
   })
   const loader = defineLoader(report, async () => {
     await new Promise((resolve) => setImmediate(resolve))
@@ -53,23 +58,27 @@ t.test('a page whose loader waits is kept too, and its loader still runs on ever
   })
   const { app } = await build(t, { pages: [...PAGES, report], loaders: new Map([loader]) })
   const bodies: string[] = []
-  for (let visit = 0; visit < 4; visit++) {
+  for (let visit = 0; visit < 6; visit++) {
     const response = await app.inject({ url: '/report', headers: VISITOR })
     t.equal(response.statusCode, 200)
     t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
     bodies.push(response.body)
   }
-  t.equal(visits, 4, 'the loader ran for each visit')
+  t.equal(visits, 6, 'the loader ran for each visit')
   t.equal(app.renderCache.size, 2, 'two distinct page data, two documents kept')
-  t.same(bodies.map((body) => pageData(body).page?.data), [{ visits: 1 }, { visits: 0 }, { visits: 1 }, { visits: 0 }], 'each visit shows its own data')
-  t.match(bodies[2], '<p id="visits">Visits mod 2: 1</p>', 'the cached document matches its data')
+  t.same(bodies.map((body) => pageData(body).page?.data), [{ visits: 1 }, { visits: 0 }, { visits: 1 }, { visits: 0 }, { visits: 1 }, { visits: 0 }], 'each visit shows its own data')
+  t.match(bodies[4], '<p id="visits">Visits mod 2: 1</p>', 'the cached document matches its data')
 })
 
 t.test('different data never gets another visitor\'s document', async (t) => {
   const { app } = await build(t)
-  const dark = await app.inject({ url: '/', headers: VISITOR })
-  const light = await app.inject({ url: '/', headers: { ...VISITOR, cookie: 'en_theme=light; CH-time-zone=Asia%2FTokyo' } })
-  const elsewhere = await app.inject({ url: '/?from=mail', headers: VISITOR })
+  const visit = async (url: string, headers: Record<string, string>) => {
+    await app.inject({ url, headers })
+    return app.inject({ url, headers })
+  }
+  const dark = await visit('/', VISITOR)
+  const light = await visit('/', { ...VISITOR, cookie: 'en_theme=light; CH-time-zone=Asia%2FTokyo' })
+  const elsewhere = await visit('/?from=mail', VISITOR)
   t.equal(app.renderCache.size, 3, 'one document per distinct page data')
   t.match(dark.body, /<html lang="en" class="dark"/)
   t.match(light.body, /<html lang="en" class="light"/)
@@ -78,6 +87,21 @@ t.test('different data never gets another visitor\'s document', async (t) => {
   const again = await app.inject({ url: '/', headers: { ...VISITOR, cookie: 'en_theme=light; CH-time-zone=Asia%2FTokyo' } })
   t.match(again.body, /<html lang="en" class="light"/, 'a cached document still matches its own data')
   t.equal(pageData(again.body).requestInfo.hints.timeZone, 'Asia/Tokyo')
+})
+
+t.test('a flood of addresses asked for once never pushes the popular document out', async (t) => {
+  // Room for three documents of about 4.5 KB.
+  const { app } = await build(t, { renderCache: { maxChars: 15_000 } })
+  await app.inject({ url: '/', headers: VISITOR })
+  await app.inject({ url: '/', headers: VISITOR })
+  for (let visit = 0; visit < 20; visit++) {
+    const response = await app.inject({ url: `/?utm_source=scan-${visit}`, headers: VISITOR })
+    t.equal(pageData(response.body).requestInfo.path, `/?utm_source=scan-${visit}`)
+  }
+  const popular = await app.inject({ url: '/', headers: VISITOR })
+  t.equal(cacheOutcome(popular), 'hit', 'the popular document is still served from the cache')
+  t.equal(pageData(popular.body).requestInfo.path, '/')
+  t.equal(app.renderCache.size, 1, 'and the addresses seen once were never kept')
 })
 
 t.test('a form rendered from the cache passes the honeypot', async (t) => {
@@ -90,6 +114,7 @@ t.test('a form rendered from the cache passes the honeypot', async (t) => {
       })
     }
   })
+  await app.inject({ url: '/', headers: VISITOR })
   await app.inject({ url: '/', headers: VISITOR })
   const cached = await app.inject({ url: '/', headers: VISITOR })
   const { honeyProps } = pageData(cached.body)
@@ -109,7 +134,9 @@ t.test('a page with a flash toast is always rendered, and the toast shown once',
   const posted = await app.inject({ method: 'POST', url: '/test/toast' })
   const toast = setCookie(posted, FLASH_TOAST_COOKIE)
   const cookie = `${VISITOR.cookie}; ${FLASH_TOAST_COOKIE}=${toast?.value}`
+  const first = await app.inject({ url: '/', headers: { ...VISITOR, cookie } })
   const shown = await app.inject({ url: '/', headers: { ...VISITOR, cookie } })
+  t.same([first, shown].map(cacheOutcome), ['bypass', 'bypass'], 'never looked up')
   t.equal(pageData(shown.body).toast?.description, 'Saved.')
   t.equal(app.renderCache.size, 0, 'not kept: the toast is for this response only')
   const next = await app.inject({ url: '/', headers: VISITOR })
@@ -122,11 +149,11 @@ t.test('a document that failed to render is never kept', async (t) => {
   }
   const pages = [
     ...PAGES,
-    definePage({ id: 'shell-fails', path: '/shell-fails', Component: Thrower }),
+    definePage({ id: 'shell-fails', path: '/shell-fails', load: async () => Thrower }),
     definePage({
       id: 'boundary-fails',
       path: '/boundary-fails',
-      Component: () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
+      load: async () => () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
     })
   ]
   const { app } = await build(t, { pages, allowErrorLogs: true })
@@ -137,7 +164,9 @@ t.test('a document that failed to render is never kept', async (t) => {
 })
 
 t.test('a streamed page with a suspended part is kept whole, and served whole', async (t) => {
-  const slow = new Promise<string>((resolve) => setTimeout(() => resolve('arrived later'), 20))
+  // A promise React has not seen yet for each visit, so each render waits on it.
+  const later = () => new Promise<string>((resolve) => setTimeout(() => resolve('arrived later'), 20))
+  let slow = later()
   function Later () {
     return createElement('p', null, use(slow))
   }
@@ -146,21 +175,24 @@ t.test('a streamed page with a suspended part is kept whole, and served whole', 
     definePage({
       id: 'streams',
       path: '/streams',
-      Component: () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Later)))
+      load: async () => () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Later)))
     })
   ]
   const { app } = await build(t, { pages })
-  const streamed = await app.inject({ url: '/streams', headers: VISITOR })
+  await app.inject({ url: '/streams', headers: PERSON })
+  slow = later()
+  const streamed = await app.inject({ url: '/streams', headers: PERSON })
   t.match(streamed.body, /arrived later/)
+  t.equal(streamed.headers['transfer-encoding'], 'chunked', 'streamed from its shell')
   t.equal(app.renderCache.size, 1)
-  const cached = await app.inject({ url: '/streams', headers: VISITOR })
+  const cached = await app.inject({ url: '/streams', headers: PERSON })
   t.match(cached.body, /arrived later/)
   t.match(cached.body, /<\/html>$/, 'the whole document')
 })
 
 /** A component that breaks the purity rule: it shows a number that changes on every render. */
 let renders = 0
-const counter = { id: 'counter', path: '/counter', Component: () => createElement('p', { id: 'renders' }, `Render ${++renders}`) }
+const counter = { id: 'counter', path: '/counter', load: async () => () => createElement('p', { id: 'renders' }, `Render ${++renders}`) }
 
 t.test('a page marked cache: false is rendered on every request and never kept', async (t) => {
   const { app } = await build(t, { pages: [...PAGES, definePage({ ...counter, cache: false })] })
@@ -172,9 +204,11 @@ t.test('a page marked cache: false is rendered on every request and never kept',
 t.test('outside production, a cached page that renders differently is reported by name', async (t) => {
   const { app, logs } = await build(t, { pages: [...PAGES, definePage(counter)] })
   await app.inject({ url: '/counter', headers: VISITOR })
-  t.notOk(logs.some((entry) => entry.level === 40), 'a first render has nothing to compare with')
+  await app.inject({ url: '/counter', headers: VISITOR })
+  t.notOk(logs.some((entry) => entry.level === 40), 'a render has nothing to compare with')
   await app.inject({ url: '/counter', headers: VISITOR })
   await t.resolveMatch(waitFor(() => logs.find((entry) => entry.level === 40 && entry.page === 'counter')), { msg: /the page "counter" rendered differently from its cached document/ })
+  await app.inject({ url: '/', headers: VISITOR })
   await app.inject({ url: '/', headers: VISITOR })
   await app.inject({ url: '/', headers: VISITOR })
   // Checked once a later hit of the impure page has been compared: the home page's comparison ran before it.
@@ -186,10 +220,11 @@ t.test('outside production, a cached page that renders differently is reported b
 t.test('in production a cache hit is not rendered again', async (t) => {
   const { app, logs } = await build(t, { env: { NODE_ENV: 'production' }, pages: [...PAGES, definePage(counter)] })
   const rendersBefore = renders
+  await app.inject({ url: '/counter', headers: VISITOR })
   const first = await app.inject({ url: '/counter', headers: VISITOR })
   const second = await app.inject({ url: '/counter', headers: VISITOR })
   t.equal(/Render \d+/.exec(second.body)?.[0], /Render \d+/.exec(first.body)?.[0], 'the kept document is served')
-  t.equal(renders, rendersBefore + 1, 'rendered once, for the first visit')
+  t.equal(renders, rendersBefore + 2, 'rendered for the first two visits only')
   // The one warning a production instance gives over plain http is about TLS, not the cache.
   t.notOk(logs.some((entry) => entry.level === 40 && entry.msg !== PLAIN_HTTP_WARNING))
 })
@@ -199,6 +234,7 @@ t.test('an address carrying the public honeypot token is served as asked, never 
   const { app } = await build(t, { honeypot: { now: () => now } })
   const token = pageData((await app.inject({ url: '/', headers: VISITOR })).body).honeyProps.encryptedValidFrom
   const url = `/?next=${token}`
+  await app.inject({ url, headers: VISITOR })
   await app.inject({ url, headers: VISITOR })
   now += 5000
   const later = await app.inject({ url, headers: VISITOR })

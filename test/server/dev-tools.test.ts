@@ -50,9 +50,9 @@ function events (body: string): Array<{ build: string, overlay: DevData['failure
 const throwingPage = definePage({
   id: 'throwing',
   path: '/throwing',
-  Component: function BrokenWidget () { throw new Error('the widget broke') }
+  load: async () => function BrokenWidget () { throw new Error('the widget broke') }
 })
-const failingPage = definePage({ id: 'failing', path: '/failing', Component: () => createElement('h1', null, 'never') })
+const failingPage = definePage({ id: 'failing', path: '/failing', load: async () => () => createElement('h1', null, 'never') })
 const failing = { pages: [...PAGES, throwingPage, failingPage], loaders: new Map([defineLoader(failingPage, () => { throw new TypeError('the database is down') })]), allowErrorLogs: true }
 
 t.test('every document carries the development script, under the page’s CSP nonce', async (t) => {

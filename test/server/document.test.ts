@@ -22,7 +22,7 @@ const INJECTED = '</script><script>alert(1)'
 const echoPage = definePage<{ text: string }>({
   id: 'echo',
   path: '/echo',
-  Component: ({ data }) => createElement('p', { id: 'echo' }, data.text),
+  load: async () => ({ data }) => createElement('p', { id: 'echo' }, data.text),
   meta: { title: 'Echo' }
 })
 const echoLoaders = new Map([defineLoader(echoPage, () => ({ text: HOSTILE }))])
@@ -146,7 +146,7 @@ t.test('a page can take its title from its data, escaped like any text', async (
   const recordPage = definePage<{ name: string }>({
     id: 'record',
     path: '/record',
-    Component: ({ data }) => createElement('h1', null, data.name),
+    load: async () => ({ data }) => createElement('h1', null, data.name),
     meta: { title: ({ data }) => `Record ${data.name}` }
   })
   const loaders = new Map([defineLoader(recordPage, ({ url }) => ({ name: url.searchParams.get('name') ?? 'Unnamed' }))])

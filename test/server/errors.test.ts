@@ -16,8 +16,8 @@ function Thrower (): never {
   throw new Error(DETAIL)
 }
 
-const LOADER_FAILS = definePage({ id: 'loader-fails', path: '/loader-fails', Component: () => createElement('p', null, 'never shown') })
-const ASYNC_LOADER_FAILS = definePage({ id: 'async-loader-fails', path: '/async-loader-fails', Component: () => createElement('p', null, 'never shown') })
+const LOADER_FAILS = definePage({ id: 'loader-fails', path: '/loader-fails', load: async () => () => createElement('p', null, 'never shown') })
+const ASYNC_LOADER_FAILS = definePage({ id: 'async-loader-fails', path: '/async-loader-fails', load: async () => () => createElement('p', null, 'never shown') })
 const loaders = new Map([
   defineLoader(LOADER_FAILS, () => { throw new Error(DETAIL) }),
   defineLoader(ASYNC_LOADER_FAILS, async () => { throw new Error(DETAIL) })
@@ -27,11 +27,11 @@ const failingPages = [
   ...PAGES,
   LOADER_FAILS,
   ASYNC_LOADER_FAILS,
-  definePage({ id: 'shell-fails', path: '/shell-fails', Component: Thrower }),
+  definePage({ id: 'shell-fails', path: '/shell-fails', load: async () => Thrower }),
   definePage({
     id: 'boundary-fails',
     path: '/boundary-fails',
-    Component: () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
+    load: async () => () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
   })
 ]
 

@@ -29,11 +29,11 @@ function headMeta (html: string): HeadMeta {
 const notePage = definePage<{ summary: string, address: string }>({
   id: 'note',
   path: '/note',
-  Component: ({ data }) => createElement('h1', null, data.summary),
+  load: async () => ({ data }) => createElement('h1', null, data.summary),
   meta: { title: 'Note', description: ({ data }) => data.summary, canonical: ({ data }) => data.address }
 })
-const plainPage = definePage({ id: 'plain', path: '/plain', Component: () => createElement('h1', null, 'Plain') })
-const brokenPage = definePage({ id: 'broken', path: '/broken', Component: () => createElement('h1', null, 'Broken') })
+const plainPage = definePage({ id: 'plain', path: '/plain', load: async () => () => createElement('h1', null, 'Plain') })
+const brokenPage = definePage({ id: 'broken', path: '/broken', load: async () => () => createElement('h1', null, 'Broken') })
 const loaders = new Map([
   defineLoader(notePage, ({ url }) => ({ summary: url.searchParams.get('summary') ?? '', address: url.searchParams.get('address') ?? '' })),
   defineLoader(brokenPage, () => { throw new Error('the database is down') })

@@ -15,7 +15,7 @@ t.test('Server-Timing reads render;dur=<ms to a tenth>, cache;desc=<outcome>', a
 })
 
 t.test('every document says how long it took to render and whether the render cache served it', async (t) => {
-  const live = definePage({ id: 'live', path: '/live', Component: () => createElement('p', null, 'live'), cache: false })
+  const live = definePage({ id: 'live', path: '/live', load: async () => () => createElement('p', null, 'live'), cache: false })
   const { app } = await build(t, { pages: [...PAGES, live] })
   const outcome = async (url: string) => {
     const response = await app.inject({ url, headers: HTML })
@@ -24,6 +24,7 @@ t.test('every document says how long it took to render and whether the render ca
     return TIMING.exec(header)?.[1]
   }
   t.equal(await outcome('/'), 'miss', 'the first visit renders')
+  t.equal(await outcome('/'), 'miss', 'so does the second, whose document is kept')
   t.equal(await outcome('/'), 'hit', 'the next is served from the cache')
   t.equal(await outcome('/live'), 'bypass', 'a cache: false page never is')
   t.equal(await outcome('/nowhere'), 'miss', 'the not-found page is a document too')
@@ -32,7 +33,7 @@ t.test('every document says how long it took to render and whether the render ca
 })
 
 t.test('a document whose render failed still says so, as the 500 page it became', async (t) => {
-  const broken = definePage({ id: 'broken', path: '/broken', Component: (): never => { throw new Error('broken') } })
+  const broken = definePage({ id: 'broken', path: '/broken', load: async () => (): never => { throw new Error('broken') } })
   const { app } = await build(t, { pages: [...PAGES, broken], allowErrorLogs: true })
   const response = await app.inject({ url: '/broken', headers: HTML })
   t.equal(response.statusCode, 500)

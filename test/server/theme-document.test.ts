@@ -119,7 +119,7 @@ t.test('the check script comes first in <head>, before the stylesheet, with the 
   t.ok(script > 0, 'in <head>')
   t.ok(script < head.indexOf('rel="stylesheet"'), 'before the stylesheet, so it runs before the first paint')
   t.ok(script > head.lastIndexOf('<meta name="theme-color"'), 'after the theme-color it may correct')
-  t.equal(/<script nonce="([^"]*)"/.exec(head)?.[1], nonce, 'carries this response’s nonce')
+  t.equal(/<script id="hint-check" nonce="([^"]*)"/.exec(head)?.[1], nonce, 'carries this response’s nonce')
   t.same(checkInput(response), {
     ...checkInput(response),
     preference: 'system',

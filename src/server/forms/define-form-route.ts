@@ -2,7 +2,6 @@ import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static, TObject } from 'typebox'
 import { actionPath, type FieldErrors, type FormErrorBody, type FormState, type FormSuccessBody } from '../../shared/form-state.js'
-import type { RequestInfo } from '../../shared/page-data.js'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import type { PageDefinition } from '../../ui/page-table.js'
 import { clientError, ERRORS, errorBody } from '../errors.js'
@@ -81,7 +80,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
 
     /** The page again, for a browser: its loader's data, the messages, and the answers minus secrets. */
     async function showAgain (request: FastifyRequest, reply: FastifyReply, status: number, body: Record<string, unknown>, refusal: Omit<FormState, 'action' | 'values'>) {
-      const requestInfo: RequestInfo = { ...readRequestInfo(request), path: path === page.path ? request.url : successTarget }
+      const requestInfo = readRequestInfo(request, path === page.path ? request.url : successTarget)
       const state: FormState = { action: actionPath(request.url), ...refusal, values: form.keep(body) }
       await reply.renderPage(page.id, { status, form: state, requestInfo })
     }

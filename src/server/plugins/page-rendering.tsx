@@ -1,12 +1,15 @@
 import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Assets, PageData, PageState, RequestInfo } from '../../shared/page-data.js'
+import type { PageData, PageState, RequestInfo } from '../../shared/page-data.js'
+import { hintCheckScriptFor } from '../../shared/hint-check-script.js'
 import { Document } from '../../ui/document.js'
-import { findPage, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../../ui/page-table.js'
+import { HintScriptSource } from '../../ui/theme.js'
+import { loadAllPages, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../../ui/page-table.js'
+import { pageAssets, type AssetManifest } from '../assets.js'
 import { publicEnv, type Env } from '../env.js'
 import { STATUSES } from '../errors.js'
-import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Fillings } from '../render-cache.js'
-import { renderToHtml, streamDocument, type RenderOptions } from '../render.js'
+import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../render-cache.js'
+import { renderToHtml, sendDocument, type RenderOptions } from '../render.js'
 import { readRequestInfo } from '../request-info.js'
 import { addVary } from '../negotiation.js'
 import { advertiseClientHints } from '../client-hints.js'
@@ -19,7 +22,7 @@ declare module 'fastify' {
   interface FastifyReply {
     /**
      * Sends the document for a page: at once from the render cache when the
-     * same data was rendered before, else streamed. The reply always ends.
+     * same data was rendered before, else rendered. The reply always ends.
      * `cause`: what an error page stands in for (shown by the development server only).
      */
     sendPage (page: PageState, requestInfo?: RequestInfo, cause?: unknown): void
@@ -37,74 +40,91 @@ const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta ch
 
 export interface PageRenderingOptions {
   env: Env
-  assets: Assets
+  assets: AssetManifest
   pages: readonly AnyPage[]
+  cache?: RenderCacheOptions
   devTools?: DevTools | undefined
 }
 
-export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, devTools }) => {
-  const shared = { env: publicEnv(env), assets }
-  const cache = new RenderCache()
+export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, cache: cacheOptions, devTools }) => {
+  const publicConfig = publicEnv(env)
+  const assetsOf = pageAssets(assets)
+  // Every component ready before the first request: a render never waits for one.
+  await loadAllPages(pages)
+  const cache = new RenderCache(cacheOptions)
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
   const verifyHits = env.NODE_ENV !== 'production'
+  const uncacheable = new Set(pages.filter((page) => page.cache === false).map((page) => page.id))
   const element = (data: PageData, nonce: string) => (
     <PageTableContext.Provider value={pages}>
-      <Document data={data} nonce={nonce} />
+      <HintScriptSource value={hintCheckScriptFor}>
+        <Document data={data} nonce={nonce} />
+      </HintScriptSource>
     </PageTableContext.Provider>
   )
-
-  app.decorate('renderCache', cache)
   const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
   const documentScript = devScript(null)
 
-  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
-    const reply = this
+  function pageData (reply: FastifyReply, page: PageState, requestInfo: RequestInfo | undefined): PageData {
     const { request } = reply
-    const info = requestInfo ?? readRequestInfo(request)
-    const data: PageData = {
-      ...shared,
-      requestInfo: info,
+    return {
+      env: publicConfig,
+      assets: assetsOf(page.id),
+      requestInfo: requestInfo ?? readRequestInfo(request),
       honeyProps: app.honeypot.getInputProps(),
       toast: app.flashToasts.take(request, reply),
       page
     }
-    // An error page has already said no-store.
-    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
-    addVary(reply, PAGE_VARY)
-    advertiseClientHints(request, reply)
-    const nonce = reply.cspNonce.script
-    const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
-    // A document showing a failure's details (development) is rendered for that failure alone.
-    const script = cause === undefined ? documentScript : devScript({ error: cause })
-    const key = script === documentScript ? renderCacheKey(data, fillings, findPage(page.id, pages)?.cache !== false) : null
-    const template = key === null ? undefined : cache.get(key)
-    reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
-    if (template) {
-      const html = fillTemplate(template, fillings)
-      reply.status(page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
-      if (verifyHits) {
-        renderToHtml(element(data, nonce), data, nonce, script).then((fresh) => {
-          if (fresh !== html) reply.log.warn({ page: page.id }, `the page "${page.id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
-        }, () => {})
-      }
-      return
+  }
+
+  function sendCached (reply: FastifyReply, data: PageData, template: Template, fillings: Fillings) {
+    const html = fillTemplate(template, fillings)
+    reply.status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
+    if (verifyHits) {
+      renderToHtml(element(data, fillings.nonce), data, fillings.nonce, documentScript).then((fresh) => {
+        const { id } = data.page
+        if (fresh !== html) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
+      }, () => {})
     }
-    const render = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => streamDocument(request, reply, element(state, nonce), state, {
+  }
+
+  function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture) {
+    const { request } = reply
+    const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce), state, {
       status: state.page.status,
-      waitForAll: info.isBot,
+      waitForAll: state.requestInfo.isBot,
       timeoutMs: RENDER_TIMEOUT_MS,
       nonce,
       script,
-      capture: key === null || state !== data ? passThrough() : cache.capture(key, fillings),
+      capture: state === data ? capture : passThrough(),
       onShellFailed
     })
-    render(data, script, (error, componentStack) => {
+    attempt(data, script, (error, componentStack) => {
       reply.documentFailed()
       request.log.error({ err: error }, 'the document shell failed to render')
-      render({ ...data, toast: null, page: SERVER_ERROR_PAGE }, devScript({ error, componentStack }), (again) => {
+      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id) }, devScript({ error, componentStack }), (again) => {
         request.log.error({ err: again }, 'the error document failed to render')
         reply.status(500).header('Content-Type', 'text/html; charset=utf-8').send(LAST_RESORT)
       })
     })
+  }
+
+  app.decorate('renderCache', cache)
+  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
+    const reply = this
+    const data = pageData(reply, page, requestInfo)
+    // An error page has already said no-store.
+    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
+    addVary(reply, PAGE_VARY)
+    advertiseClientHints(reply.request, reply)
+    const nonce = reply.cspNonce.script
+    const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
+    // A document showing a failure's details (development) is rendered for that failure alone.
+    const script = cause === undefined ? documentScript : devScript({ error: cause })
+    const key = script === documentScript ? renderCacheKey(data, fillings, !uncacheable.has(page.id)) : null
+    const template = key === null ? undefined : cache.get(key)
+    reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
+    if (template) sendCached(reply, data, template, fillings)
+    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

@@ -314,8 +314,10 @@ t.test('a body that is neither a form nor JSON is a 415, a too large one a 413',
 
 t.test('a refused form is never kept by the render cache, nor shown to anyone else', async (t) => {
   const { app, post } = await buildContact(t)
+  // Rendered once by buildContact; the render cache keeps a document asked for a second time.
+  await app.inject({ url: CONTACT_PATH, headers: { accept: 'text/html' } })
   const before = app.renderCache.size
-  t.ok(before > 0, 'the page itself was cached when first rendered')
+  t.ok(before > 0, 'the page itself was kept once asked for again')
   const first = await post({ ...WRONG, name: 'Visitor A' })
   const second = await post({ ...WRONG, name: 'Visitor A' })
   t.equal(first.statusCode, 422)

@@ -1,5 +1,5 @@
 /** Shown when a page failed on the server; the cause is logged, never shown. */
-export function ErrorPage () {
+export function ServerErrorPage () {
   return (
     <main className='message-page'>
       <h1>Something went wrong</h1>
