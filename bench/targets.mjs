@@ -74,3 +74,16 @@ export function pairedCost (variantMicros, baseMicros) {
   if (variantMicros.length === 0 || variantMicros.length !== baseMicros.length) throw new Error('pairedCost needs one base run per variant run')
   return median(variantMicros.map((micros, round) => micros - baseMicros[round]))
 }
+
+/**
+ * Whether memory held flat over the rounds. Resident memory saws up and down
+ * as the heap fills and is collected, so the last reading says little: what
+ * a leak raises is the floor. Flat: the lowest reading of the last third is
+ * at most 10 % (and 8 MiB) above the lowest of the first third.
+ */
+export function memoryFlat (rssMiB) {
+  const third = Math.max(1, Math.floor(rssMiB.length / 3))
+  const firstFloor = Math.min(...rssMiB.slice(0, third))
+  const lastFloor = Math.min(...rssMiB.slice(-third))
+  return lastFloor <= Math.max(firstFloor * 1.1, firstFloor + 8)
+}

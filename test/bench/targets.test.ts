@@ -1,5 +1,5 @@
 import t from 'tap'
-import { combineTallies, generatorBound, hitRatio, median, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from '../../bench/targets.mjs'
+import { combineTallies, generatorBound, hitRatio, median, memoryFlat, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from '../../bench/targets.mjs'
 
 const clean = { errors: 0, badStatus: 0 }
 
@@ -60,4 +60,15 @@ t.test('a variant\'s cost is the median of each round\'s difference in CPU per r
   t.equal(pairedCost([54, 84, 55], [50, 80, 50]), 4)
   t.equal(pairedCost([50, 49], [50, 50]), -0.5, 'noise can read as a saving')
   t.throws(() => pairedCost([1], []), /one base run per variant run/)
+})
+
+t.test('memory is flat when its floor holds: the sawtooth of garbage collection is not growth, a rising floor is', async (t) => {
+  // The last bench run on a quiet machine: collected every eight rounds or so.
+  const sawtooth = [112.6, 114.4, 131.8, 135.8, 137.9, 140.4, 142.9, 146, 101.7, 111.8, 114.6, 117.7, 120, 124.5, 127.3, 130.5, 133.4, 135.8, 138.8, 141, 144.5, 147.8, 151.2, 96.4, 102.8, 113.3, 115, 117.4, 118, 132.1]
+  t.equal(memoryFlat(sawtooth), true, 'its last reading is above its first, its floor is not')
+  const leaking = [100, 120, 140, 110, 130, 150, 125, 145, 165]
+  t.equal(memoryFlat(leaking), false, 'each collection leaves more behind: 100 → 125 MiB')
+  t.equal(memoryFlat([100, 100, 100, 107, 109, 108]), true, 'within 8 MiB')
+  t.equal(memoryFlat([300, 300, 300, 328, 329, 330]), true, 'within 10 %')
+  t.equal(memoryFlat([300, 300, 300, 331, 335, 340]), false)
 })
