@@ -5,7 +5,8 @@
 # Debian slim, for both stages. Distroless would drop the shell and npm, but
 # its entrypoint is node itself (no exec-form CMD ["node", …]), it cannot run
 # `npm ci` for the production dependencies, and it has no `sleep` for the
-# Kubernetes preStop pause. Same base in both stages: one Node, one libc.
+# Kubernetes preStop pause. Same base in both stages: one Node, one libc, and
+# the code cache the build writes is one the runtime's V8 accepts.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

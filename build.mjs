@@ -2,6 +2,7 @@
 //   node build.mjs             build once
 //   node build.mjs --if-stale  build only when dist/ is missing or older than the sources
 // The development loop (npm run dev) is dev-loop.mjs.
+import { execFileSync } from 'node:child_process'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -122,22 +123,42 @@ const { dependencies, devDependencies } = JSON.parse(await readFile(join(root, '
 const TRACING_PACKAGES = Object.keys(dependencies).filter((name) => (name.startsWith('@opentelemetry/') && name !== '@opentelemetry/api') || name === '@fastify/otel')
 const SERVER_EXTERNAL = [...Object.keys(devDependencies), ...TRACING_PACKAGES].flatMap((name) => [name, `${name}/*`])
 
-/** React's build is chosen here, not by NODE_ENV at run time: development for `npm run dev`, production otherwise. */
+/**
+ * The server's output directory holds CommonJS (its own package.json says
+ * so): V8 caches the compiled code of a script, not of an ES module, and
+ * main.js starts the bundle from that cache (docs/decisions/start-up.md).
+ */
+const commonJsPackage = {
+  name: 'commonjs-package',
+  setup (build) {
+    build.onEnd(async () => {
+      await mkdir(build.initialOptions.outdir, { recursive: true })
+      await writeFile(join(build.initialOptions.outdir, 'package.json'), '{ "type": "commonjs" }\n')
+    })
+  }
+}
+
+/**
+ * React's build is chosen here, not by NODE_ENV at run time: development for
+ * `npm run dev`, production otherwise. main.js is the launcher, server.js the bundle.
+ */
 export const serverOptions = (mode) => ({
-  entryPoints: { main: 'src/server/main.ts' },
+  entryPoints: { main: 'src/server/main.ts', server: 'src/server/serve.ts' },
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   outdir: serverOut,
   external: SERVER_EXTERNAL,
-  define: { 'process.env.NODE_ENV': JSON.stringify(mode) },
-  // The bundled CommonJS requires Node's modules at run time.
-  banner: { js: "import { createRequire as createRequireForBundledCommonJS } from 'node:module'; const require = createRequireForBundledCommonJS(import.meta.url);" },
+  define: { 'process.env.NODE_ENV': JSON.stringify(mode), 'import.meta.url': 'importMetaUrl' },
+  // import() of a package kept outside becomes a require() when called: a script compiled from a code cache cannot import().
+  supported: { 'dynamic-import': false },
+  // Strict, as the ES modules it is built from are.
+  banner: { js: "'use strict'; const importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   sourcemap: 'linked',
   jsx: 'automatic',
   metafile: true,
-  plugins: [reactRendererWithoutAsyncHooks(mode)],
+  plugins: [reactRendererWithoutAsyncHooks(mode), commonJsPackage],
   logLevel: 'warning'
 })
 
@@ -266,7 +287,9 @@ async function buildAll () {
   const started = Date.now()
   await mkdir(dist, { recursive: true })
   const [manifest, server] = await Promise.all([buildClient(), buildServer({ mode: 'production' })])
-  log(`server bundle:      ${kib(server.metafile.outputs['dist/server/main.js'].bytes)}`)
+  log(`server bundle:      ${kib(server.metafile.outputs['dist/server/server.js'].bytes)}`)
+  // Run by the Node that builds: the image's build and runtime stages share one.
+  execFileSync(process.execPath, [join(serverOut, 'main.js'), '--write-code-cache'], { stdio: 'inherit' })
   // Written last: its presence and time mark a complete build (see isStale).
   await writeFile(manifestPath, JSON.stringify(manifest, null, 2))
   log(`built in ${Date.now() - started} ms`)

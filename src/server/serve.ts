@@ -5,13 +5,16 @@ import { EnvError, loadEnv, type LoadedEnv } from './env.js'
 import { listenForMetrics } from './metrics-server.js'
 import { drainBoundMs } from './plugins/graceful-close.js'
 
+/** Whether the built server was compiled from the code cache the build wrote (main.ts); `skipped` under --enable-source-maps. */
+export type CodeCacheState = 'used' | 'rejected' | 'absent' | 'skipped'
+
 /**
  * The process around the app: read the environment, listen, and drain on
  * SIGTERM or SIGINT (plugins/graceful-close.ts), then exit 0. A second signal
  * exits at once, and a drain past its bound exits 1. Tests run it with extra
  * routes; main.ts runs it as it is.
  */
-export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): Promise<void> {
+export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, { codeCache = 'absent' }: { codeCache?: CodeCacheState } = {}): Promise<void> {
   let loaded: LoadedEnv
   try {
     loaded = loadEnv()
@@ -40,6 +43,8 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
     }
   })
   for (const warning of warnings) app.log.warn(warning)
+  app.log.debug({ codeCache }, 'compiled the server')
+  if (codeCache === 'rejected') app.log.warn('V8 refused the code cache in dist/server (made by another Node, or for another build), so the server started more slowly: build with the Node that runs it')
 
   let metricsListener: FastifyInstance | undefined
   const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }

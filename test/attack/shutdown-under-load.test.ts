@@ -162,8 +162,13 @@ t.test('SIGTERM under steady traffic: accepted requests complete, new connection
   const refused = failed.filter((outcome) => outcome.error === 'ECONNREFUSED')
   t.equal(refused.length, CLIENTS, 'new connections are refused: each client ended on one')
 
-  // Requests read after close began are refused by Fastify with a 503 that closes the connection.
+  // Requests read after close began are refused by Fastify with a 503 that closes the connection,
+  // logged as that refusal alone (no "incoming request" line, so without the URL that names the test's id).
   const unavailable = outcomes.filter((outcome) => outcome.status === 503)
-  t.same(unavailable.filter((outcome) => firstLine(outcome.id, CLOSING_503) < shutdownAt), [], 'a 503 only for requests read after shutdown began')
+  const refusals = logs.flatMap((line, index) => line.msg === CLOSING_503 ? [index] : [])
+  t.ok(refusals.every((index) => index > shutdownAt), 'Fastify refused requests as closing only after shutdown began')
+  // A refusal can also be cut off by the closing connection: the client then sees a reset.
+  t.ok(unavailable.length <= refusals.length, `every 503 is one of those refusals (${unavailable.length} of ${refusals.length})`)
+  t.same(unavailable.filter((outcome) => firstLine(outcome.id, 'incoming request') >= 0), [], 'and none went to a request the server had taken in')
   t.comment(`${outcomes.length} requests: ${accepted.length} accepted (${unavailable.length} of them answered 503), ${refused.length} refused, ${failed.length - refused.length} reset before being read`)
 })

@@ -32,9 +32,11 @@ t.test('the production server bundle leaves the development tools out; the devel
 })
 
 t.test('the built server and browser files hold no trace of them', async (t) => {
-  const server = await readFile(join(DIST_DIR, 'server', 'main.js'), 'utf8')
-  for (const marker of MARKERS) t.notOk(server.includes(marker), `dist/server/main.js: no "${marker}"`)
-  t.same((await readdir(join(DIST_DIR, 'server'))).sort(), ['main.js', 'main.js.map'], 'and no other entry (the standby server)')
+  for (const file of ['main.js', 'server.js']) {
+    const server = await readFile(join(DIST_DIR, 'server', file), 'utf8')
+    for (const marker of MARKERS) t.notOk(server.includes(marker), `dist/server/${file}: no "${marker}"`)
+  }
+  t.same((await readdir(join(DIST_DIR, 'server'))).sort(), ['main.js', 'main.js.map', 'package.json', 'server.js', 'server.js.code-cache', 'server.js.map'], 'and no other entry (the standby server)')
   const assets = join(DIST_DIR, 'client', 'assets')
   for (const file of (await readdir(assets)).filter((name) => name.endsWith('.js'))) {
     const code = await readFile(join(assets, file), 'utf8')

@@ -1,4 +1,4 @@
-import { pathToFileURL } from 'node:url'
+import { createRequire } from 'node:module'
 
 /**
  * A development server in waiting. dev-loop.mjs starts one ahead of the next
@@ -25,9 +25,12 @@ process.on('message', function onMessage (message: unknown) {
   } else if (isMessage<Start>(message, 'start')) {
     process.off('message', onMessage)
     process.off('disconnect', leave)
-    import(pathToFileURL(message.entry).href).catch((error: unknown) => {
+    // The server's build is CommonJS (build.mjs).
+    try {
+      createRequire(message.entry)(message.entry)
+    } catch (error) {
       console.error(error)
       process.exit(1)
-    })
+    }
   }
 })
