@@ -2,7 +2,7 @@ import t from 'tap'
 import type * as esbuild from 'esbuild'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { SourceMap } from 'node:module'
+import { SourceMap, type SourceMapPayload } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { buildBrowserFiles, clientOptions, initialOutputs } from '../../build.mjs'
@@ -35,7 +35,7 @@ t.test('the shell is one file; what later chunks share with it, they import from
 /** Where the map of `file` says the first occurrence of `text` in it came from, as [source, line]. */
 function origin (file: string, text: string): [string, string] {
   const code = readFileSync(join(ASSETS, file), 'utf8')
-  const payload = JSON.parse(readFileSync(join(ASSETS, `${file}.map`), 'utf8')) as { sources: string[], sourcesContent: string[] }
+  const payload = JSON.parse(readFileSync(join(ASSETS, `${file}.map`), 'utf8')) as SourceMapPayload & { sourcesContent: string[] }
   const before = code.slice(0, code.indexOf(text)).split('\n')
   const found = new SourceMap(payload).findEntry(before.length - 1, (before.at(-1) ?? '').length) as { originalSource?: string, originalLine?: number }
   const source = found.originalSource ?? ''
