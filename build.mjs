@@ -267,8 +267,12 @@ export async function foldIntoEntry (metafile, { target, sourcemap }, entryPoint
   return { ...metafile, outputs }
 }
 
-/** Module-level names mangled and two compress passes: terser takes off what esbuild, minifying module by module, leaves. */
-const TERSER_OPTIONS = { module: true, compress: { passes: 2 }, format: { comments: false } }
+/**
+ * Module-level names mangled and two compress passes: terser takes off what
+ * esbuild, minifying module by module, leaves. Statements stay apart rather
+ * than joined by commas, which gzip compresses less well.
+ */
+const TERSER_OPTIONS = { module: true, compress: { passes: 2, sequences: false }, format: { comments: false } }
 
 /**
  * terser over each script, after esbuild: about 1 % less gzip for React's
@@ -341,7 +345,7 @@ const COMPRESSIBLE = /\.(js|css|html|svg|json|webmanifest|ico|txt|map)$/
 const SHIPPED_CODE = /\.(js|css)$/
 
 /** The gzip a browser receives for a script or stylesheet: zopfli's, decoded by any gzip client. */
-export const gzipForServing = (bytes) => zopfli.gzipAsync(bytes, { numiterations: 1 })
+export const gzipForServing = (bytes) => zopfli.gzipAsync(bytes, { numiterations: 15 })
 
 /** Writes .br and .gz beside each compressible file so they are served without per-request work. */
 async function precompress (dir) {
