@@ -6,10 +6,10 @@ import type { Toast, ToastType } from '../shared/page-data.js'
  * from event handlers and effects, never while rendering: what it keeps is
  * module-level, so on the server it would be shared by every request.
  *
- * sonner is not part of the first JavaScript: it loads when a toast is first
- * asked for, or when the browser is idle after hydration (<ToastArea>). A
- * toast asked for before then waits here and is shown, in order, as soon as
- * the Toaster listens.
+ * sonner is not part of the first JavaScript: it loads (./toaster.ts) when a
+ * toast is first asked for, or when the browser is idle after hydration
+ * (<ToastArea>). A toast asked for before then waits here and is shown, in
+ * order, as soon as the Toaster listens.
  */
 
 export type ToastId = string | number
@@ -19,7 +19,7 @@ export interface ToastOptions {
   id?: string
 }
 
-type Sonner = typeof import('sonner')
+type Sonner = typeof import('./toaster.js')
 type Show = (toast: Sonner['toast']) => void
 
 let loading: Promise<Sonner> | null = null
@@ -29,10 +29,10 @@ let listening: Sonner['toast'] | null = null
 const waiting: Show[] = []
 let nextId = 0
 
-/** sonner's module, fetched once; a failed fetch is tried again by the next toast. */
+/** sonner's chunk, fetched once; a failed fetch is tried again by the next toast. */
 export function loadSonner (): Promise<Sonner> {
   if (!loading) {
-    loading = import('sonner')
+    loading = import('./toaster.js')
     loading.then((sonner) => {
       loaded = sonner
       for (const listener of onLoaded) listener(sonner)
@@ -117,35 +117,4 @@ export const toast = {
 
 export function showToast ({ type, title, description, id }: Toast): ToastId {
   return title ? show(type, title, { description, id }) : show(type, description, { id })
-}
-
-const SHOWN_KEY = 'agent-stack:flash-toasts-shown'
-const REMEMBERED = 20
-const shownOnThisPage = new Set<string>()
-
-/** Shows the flash toast unless this tab has shown it (a remount, or the same HTML from the HTTP cache). */
-export function showFlashToast (flash: Toast): boolean {
-  if (shownOnThisPage.has(flash.id)) return false
-  const remembered = readRemembered()
-  if (remembered.includes(flash.id)) return false
-  shownOnThisPage.add(flash.id)
-  writeRemembered([...remembered, flash.id].slice(-REMEMBERED))
-  showToast(flash)
-  return true
-}
-
-function readRemembered (): string[] {
-  try {
-    const parsed: unknown = JSON.parse(window.sessionStorage.getItem(SHOWN_KEY) ?? '[]')
-    return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : []
-  } catch {
-    return []
-  }
-}
-
-function writeRemembered (ids: string[]): void {
-  try {
-    window.sessionStorage.setItem(SHOWN_KEY, JSON.stringify(ids))
-  } catch {
-  }
 }

@@ -1,10 +1,10 @@
 import { useEffect, useState, useSyncExternalStore } from 'react'
 import type { Toast } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
-import { loadSonner, pendingToasts, setToasterListening, showFlashToast, whenSonnerLoaded } from './toast.js'
+import { loadSonner, pendingToasts, setToasterListening, whenSonnerLoaded } from './toast.js'
 import { whenIdle } from './when-idle.js'
 
-type Sonner = typeof import('sonner')
+type Sonner = typeof import('./toaster.js')
 
 /** How long hydration may be followed by busy frames before sonner loads anyway. */
 const IDLE_TIMEOUT_MS = 2000
@@ -31,10 +31,12 @@ export function ToastArea ({ theme, flash }: { theme: Theme, flash: Toast | null
     }
   }, [flash])
   useEffect(() => {
-    if (!flash) return
-    // Waits in the toast module until the Toaster listens.
-    showFlashToast(flash)
-    setHandedToToaster(true)
+    if (!flash) return undefined
+    // Whether this tab has shown it is known with sonner; until then the server's box shows it.
+    return whenSonnerLoaded(({ showFlashToast }) => {
+      showFlashToast(flash)
+      setHandedToToaster(true)
+    })
   }, [flash])
   const waiting = useSyncExternalStore(pendingToasts.subscribe, pendingToasts.read, () => NONE)
   const newestWaiting = waiting.at(-1)
@@ -51,7 +53,7 @@ export function ToastArea ({ theme, flash }: { theme: Theme, flash: Toast | null
         : null}
       {newestWaiting
         ? <ToastBox toast={newestWaiting} waiting />
-        : flash ? <ToastBox toast={flash} hidden={handedToToaster && sonner !== null} /> : null}
+        : flash ? <ToastBox toast={flash} hidden={handedToToaster} /> : null}
     </>
   )
 }

@@ -2,11 +2,11 @@ import t from 'tap'
 import * as esbuild from 'esbuild'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { clientOptions, gzipForServing, initialOutputs, pageOutputs } from '../../build.mjs'
+import { buildBrowserFiles, clientOptions, gzipForServing, initialOutputs, pageOutputs } from '../../build.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
 // A product of ten pages, built as `node build.mjs` builds the browser
-// bundle, with a page table of its own in place of src/ui/page-table.ts.
+// files, with a page table of its own in place of src/ui/page-table.ts.
 const PROJECT = join(DIST_DIR, '..')
 const WORK = join(DIST_DIR, 'ten-pages')
 const PAGE_IDS = Array.from({ length: 10 }, (_, index) => `screen-${index + 1}`)
@@ -38,8 +38,7 @@ t.test('with ten pages, each page is a chunk of its own and the first load stays
   for (const id of PAGE_IDS) writeFileSync(join(WORK, 'pages', `${id}.tsx`), pageSource(id))
   writeFileSync(join(WORK, 'page-table.ts'), pageTableSource())
 
-  const result = await esbuild.build({ ...(clientOptions as esbuild.BuildOptions), outdir: join(WORK, 'out'), plugins: [tenPageTable, ...(clientOptions as esbuild.BuildOptions).plugins ?? []] })
-  const metafile = result.metafile!
+  const metafile = await buildBrowserFiles({ ...(clientOptions as esbuild.BuildOptions), outdir: join(WORK, 'out'), plugins: [tenPageTable, ...(clientOptions as esbuild.BuildOptions).plugins ?? []] })
   const gzipBytes = async (files: string[]) => {
     let sum = 0
     for (const file of files) sum += (await gzipForServing(readFileSync(join(PROJECT, file)))).length

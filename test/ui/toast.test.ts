@@ -1,5 +1,6 @@
 import t from 'tap'
-import { loadSonner, pendingToasts, setToasterListening, showFlashToast, toast, whenSonnerLoaded } from '../../src/ui/toast.js'
+import { loadSonner, pendingToasts, setToasterListening, toast, whenSonnerLoaded } from '../../src/ui/toast.js'
+import { showFlashToast } from '../../src/ui/toaster.js'
 
 type Call = [string, ...unknown[]]
 
