@@ -77,13 +77,14 @@ export function pairedCost (variantMicros, baseMicros) {
 
 /**
  * Whether memory held flat over the rounds. Resident memory saws up and down
- * as the heap fills and is collected, so the last reading says little: what
- * a leak raises is the floor. Flat: the lowest reading of the last third is
- * at most 10 % (and 8 MiB) above the lowest of the first third.
+ * as the heap fills and is collected, and settles where collection keeps
+ * pace, so one reading says little; a leak raises the peaks round after
+ * round. Flat: the highest reading of the last third is at most 10 % (and
+ * 8 MiB) above the highest of the first third.
  */
 export function memoryFlat (rssMiB) {
   const third = Math.max(1, Math.floor(rssMiB.length / 3))
-  const firstFloor = Math.min(...rssMiB.slice(0, third))
-  const lastFloor = Math.min(...rssMiB.slice(-third))
-  return lastFloor <= Math.max(firstFloor * 1.1, firstFloor + 8)
+  const firstPeak = Math.max(...rssMiB.slice(0, third))
+  const lastPeak = Math.max(...rssMiB.slice(-third))
+  return lastPeak <= Math.max(firstPeak * 1.1, firstPeak + 8)
 }
