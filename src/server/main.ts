@@ -45,6 +45,6 @@ if (writing) {
 } else {
   const cachedData = readCache()
   const { server, script } = compile(cachedData)
-  const codeCache: CodeCacheState = cachedData === undefined ? 'absent' : script.cachedDataRejected === true ? 'rejected' : 'used'
+  const codeCache: CodeCacheState = cachedData === undefined ? 'absent' : script.cachedDataRejected === false ? 'used' : 'rejected'
   void server.serve({}, { codeCache })
 }

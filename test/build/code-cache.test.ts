@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { Script } from 'node:vm'
 import { DIST_DIR } from '../../src/server/app.js'
 import { TEST_SECRETS } from '../helpers/app.js'
-import { freePort, SERVER_ENTRY, startListening, startProcess } from '../helpers/process.js'
+import { SERVER_ENTRY, startListening } from '../helpers/process.js'
 
 /**
  * The built server starts from V8's code cache of its bundle, which the build
@@ -17,17 +17,8 @@ const BUILT = join(DIST_DIR, 'server')
 const compiled = (line: { msg?: string }) => line.msg === 'compiled the server'
 const debugEnv = { ...TEST_SECRETS, NODE_ENV: 'production', LOG_LEVEL: 'debug' }
 
-/**
- * The built server as its image runs it. Not through startListening: tap
- * gives every process a test starts a coverage hook that turns source maps
- * on, and with them on the server is loaded by Node itself (the last test).
- */
-async function startAsDeployed (t: Test, entry = SERVER_ENTRY) {
-  const port = await freePort()
-  const server = startProcess(t, ['env', '-u', 'NODE_OPTIONS', process.execPath, entry], { ...debugEnv, HOST: '127.0.0.1', PORT: String(port) })
-  await server.waitForLog((line) => String(line.msg).startsWith('Server listening at'))
-  return { ...server, url: `http://127.0.0.1:${port}` }
-}
+/** The built server as its image runs it, without tap's hooks (with them, source maps are on: the last test). */
+const startAsDeployed = (t: Test, entry = SERVER_ENTRY) => startListening(t, debugEnv, entry, { asDeployed: true })
 
 t.test('the built server compiles its bundle from the code cache the build wrote', async (t) => {
   const bundle = join(BUILT, 'server.js')
