@@ -18,11 +18,7 @@ export function loadAssetManifest (path: string): AssetManifest {
   return { entry, styles, preloads, pages }
 }
 
-/**
- * The assets of one page's document: the shell's, and that page's chunks
- * preloaded beside them, so hydration never waits for a second round trip.
- * One object per page, built on first use.
- */
+/** A page's chunks are preloaded beside the shell's so hydration never waits for a second round trip. */
 export function pageAssets (manifest: AssetManifest): (pageId: string) => Assets {
   const byPage = new Map<string, Assets>()
   return (pageId) => {

@@ -1,13 +1,7 @@
-/**
- * Admission on second sighting: a key is worth caching once it has been asked
- * for before. A flood of addresses seen once (a scanner, `?utm_*` variations)
- * is remembered here, as hashes, and never evicts what is in the cache.
- *
- * Two generations of hashes: when the young one is full it becomes the old
- * one and the previous old one is dropped, so the memory is bounded and a key
- * is remembered for between `capacity / 2` and `capacity` later sightings.
- * A collision only admits a key one sighting early.
- */
+// Admission on second sighting, so a flood of one-off addresses (scanners, `?utm_*`) never evicts what is cached.
+// Two generations of hashes bound the memory: a key is remembered for between `capacity / 2` and `capacity` later
+// sightings, and a collision only admits a key one sighting early.
+// See docs/decisions/pages-rendered-per-request.md.
 export class SecondSighting {
   readonly #generationSize: number
   #young = new Set<number>()

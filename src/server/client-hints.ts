@@ -10,11 +10,8 @@ export function readHints (request: FastifyRequest): { hints: Hints, sources: Hi
   })
 }
 
-/**
- * Asks Chromium for the colour-scheme header, and to retry a first request
- * with it (Critical-CH, safe methods only: a retried POST is sent twice).
- * https://wicg.github.io/client-hints-infrastructure/#critical-ch
- */
+// Critical-CH only on safe methods: the browser retries the request with the hint, and a retried POST is sent twice.
+// https://wicg.github.io/client-hints-infrastructure/#critical-ch
 export function advertiseClientHints (request: FastifyRequest, reply: FastifyReply): void {
   reply.header('Accept-CH', COLOR_SCHEME_HEADER)
   if (request.method === 'GET' || request.method === 'HEAD') reply.header('Critical-CH', COLOR_SCHEME_HEADER)

@@ -7,10 +7,8 @@ export interface RequestOrigin {
 }
 
 /**
- * Whether a state-changing request came from another site, by `Sec-Fetch-Site`
- * and `Origin` (https://web.dev/articles/fetch-metadata). Neither (curl) is
- * allowed; `Origin` must name this very scheme and host, not a sibling
- * subdomain, nor the http page of an https site (or the reverse).
+ * By `Sec-Fetch-Site` and `Origin` (https://web.dev/articles/fetch-metadata); neither (curl) is allowed. `Origin` must
+ * be this very scheme and host: a sibling subdomain or the http page of an https site is another site.
  */
 export function isCrossSiteRequest (headers: { origin?: string | string[], 'sec-fetch-site'?: string | string[] }, target: RequestOrigin): boolean {
   const site = headers['sec-fetch-site']

@@ -1,11 +1,5 @@
-/**
- * Content-Security-Policy violation reports, as browsers send them: a batch
- * of the Reporting API (`application/reports+json`, https://w3c.github.io/reporting/)
- * or one legacy `report-uri` report (`application/csp-report`). Anyone can
- * post here, so every field is read defensively and cut down to what an
- * operator needs: URLs lose their query (they can carry tokens), samples are
- * cut short, and the directive is one of a fixed list.
- */
+// CSP violation reports (Reporting API batches or legacy `report-uri`). Anyone can post here, so every field is read
+// defensively: URLs lose their query (it can carry tokens), samples are cut short, directives come from a fixed list.
 
 export const CSP_REPORT_PATH = '/resources/csp-report'
 /** The name the policy's `report-to` and the `Reporting-Endpoints` header share. */
@@ -33,14 +27,12 @@ const FIELD_CHARS = 200
 const UNREADABLE = '(unreadable)'
 
 export interface CspViolation {
-  /** The path of the page the violation happened on, without its query. */
   document: string
   directive: CspDirective
   /** The origin of what was blocked, a keyword (`inline`, `eval`), a scheme (`data:`), or empty. */
   blocked: string
-  /** The start of the offending code, when the browser sent one. */
   sample: string
-  /** `enforce`, or `report` for a report-only policy. */
+  /** `report` for a report-only policy. */
   disposition: 'enforce' | 'report'
 }
 
@@ -139,9 +131,8 @@ function isRecord (value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * At most `perMinute` log lines a minute, so a flood of reports neither fills
- * the logs nor spends the server's time writing them. What is refused is
- * counted and handed back, once, with the first line of the next minute.
+ * At most `perMinute` log lines a minute, so a flood of reports cannot fill the logs; what is refused is counted
+ * and handed back, once, with the first line of the next minute.
  */
 export class LineBudget {
   readonly #perMinute: number

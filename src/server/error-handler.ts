@@ -20,11 +20,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   sendError(request, reply, answer, answer.status >= 500 ? error : undefined)
 }
 
-/**
- * For addresses browsers post to on their own, with no person to read a page
- * (CSP reports): the answer in words or JSON, never a document, so no cookie
- * is read or set.
- */
+/** For addresses browsers post to on their own (CSP reports): words or JSON, never a document, so no cookie is read or set. */
 export function handleErrorPlainly (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const answer = answerFor(error)
   logAnswer(error, request, answer)

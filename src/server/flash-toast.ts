@@ -67,6 +67,7 @@ export function createFlashToasts ({ secure, now = Date.now }: FlashToastOptions
     take (request, reply) {
       const raw = request.cookies[cookieName]
       if (raw === undefined) return null
+      // Cleared before it is checked, so a tampered or expired value is not sent back again.
       reply.clearCookie(cookieName, attributes)
       try {
         const unsigned = request.unsignCookie(raw)

@@ -12,7 +12,7 @@ const TAG_BYTES = 16
 const MAX_TOKEN_CHARS = 256
 const BASE64URL = /^[A-Za-z0-9_-]+$/
 const DIGITS = /^\d{1,16}$/
-/** One token serves every render within this window: encrypting per page was a visible cost. */
+/** One token serves every render within this window, so rendering a page does not pay for encryption. */
 const TOKEN_REUSE_MS = 1000
 
 export const HONEYPOT_CODES = ['HONEYPOT_MISSING', 'HONEYPOT_FILLED', 'TIMESTAMP_MISSING', 'TIMESTAMP_INVALID', 'TIMESTAMP_FUTURE', 'TOO_FAST', 'EXPIRED'] as const

@@ -5,14 +5,9 @@ import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
 import type { CodeCacheState, serve } from './serve.js'
 
-/**
- * Starts the server bundle (server.js, beside this file) from V8's code cache
- * of it. Compiling the bundle's few megabytes was about a quarter of the time
- * from process start to readiness, and Node 20 keeps no compile cache of its
- * own (docs/decisions/start-up.md). The build writes the cache by running
- * this file with `--write-code-cache`. V8 refuses a cache made by another
- * Node or for another bundle; the bundle then compiles as usual.
- */
+// Starts the server bundle from V8's code cache, since Node 20 keeps no compile cache of its own (see
+// docs/decisions/start-up.md). The build writes the cache with `--write-code-cache`; V8 refuses one made by another
+// Node or for another bundle, which then compiles as usual, so the image must build with the Node it runs.
 type Server = { serve: typeof serve }
 
 const here = dirname(fileURLToPath(import.meta.url))

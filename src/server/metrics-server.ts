@@ -6,11 +6,7 @@ export interface MetricsListener {
   host: string
 }
 
-/**
- * The metrics on a listener of their own (METRICS_PORT, METRICS_HOST), never
- * on the public port: what they tell (routes, load, errors) is for the
- * operator's scraper alone. GET /metrics, and nothing else.
- */
+/** A listener of its own, never the public port: what the metrics tell (routes, load, errors) is for the operator alone. */
 export async function listenForMetrics (registry: Registry, { port, host }: MetricsListener, logger: FastifyBaseLogger): Promise<FastifyInstance> {
   const server = Fastify({ loggerInstance: logger.child({ listener: 'metrics' }) })
   // A scrape every few seconds: no access log at info.

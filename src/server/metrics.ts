@@ -6,16 +6,13 @@ import type { HoneypotErrorCode } from './honeypot.js'
 import type { RenderCacheStats } from './render-cache.js'
 import { READINESS_STATES, type ReadinessState } from './plugins/readiness.js'
 
-/**
- * What an operator scrapes (Prometheus text format). An attacker chooses
- * URLs, methods and report bodies, so every label takes its values from a
- * list fixed in code or at start-up: never from the request as given.
- */
+// An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
+// at start-up, never from the request as given (see docs/decisions/observability.md).
 
 /** The one route label of every request no route matched. */
 export const NOT_FOUND_ROUTE = 'not found'
 
-/** What a document had from the render cache: served from it, rendered (kept once asked for twice), or never cacheable. */
+/** `miss`: rendered, and kept once asked for twice; `bypass`: never cacheable. */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass'
 
 /** What the render of one document came to, reported once its response ends. */
@@ -52,7 +49,7 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // page: an id from the page table (pages are declared in code); cache: hit, miss or bypass.
+  // page: an id from the page table, which is declared in code.
   readonly #documents = new Counter({
     name: 'documents_rendered_total',
     help: 'Documents sent, by page id and whether the render cache served them (hit), rendered them (miss; kept once asked for twice) or could not keep them (bypass).',
@@ -60,7 +57,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // cache: hit, miss or bypass.
   readonly #renderDuration = new Histogram({
     name: 'document_render_duration_seconds',
     help: 'Time from the start of a document\'s render to its first byte (the Server-Timing `render` figure).',
@@ -69,7 +65,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // page: an id from the page table.
   readonly #renderErrors = new Counter({
     name: 'render_errors_total',
     help: 'Documents whose render failed (the shell, or a part streamed after it), by page id.',
@@ -77,7 +72,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // No labels.
   readonly #loadShed = new Counter({
     name: 'load_shed_total',
     help: 'Requests answered 503 because the event loop was behind (load shedding).',
@@ -93,6 +87,7 @@ export class Metrics {
   })
 
   // route: a pattern of the route table (only routes that change state check the site).
+  // route: a pattern of the route table; only routes that change state check the site.
   readonly #crossSiteRefusals = new Counter({
     name: 'cross_site_refusals_total',
     help: 'State-changing requests refused because another site sent them, by route pattern.',
@@ -100,7 +95,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // reason: one of the honeypot's error codes (HONEYPOT_CODES).
   readonly #honeypotRejections = new Counter({
     name: 'honeypot_rejections_total',
     help: 'Form posts refused by the honeypot, by reason.',
@@ -108,7 +102,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // directive: a directive name of CSP level 3 (CSP_DIRECTIVES), else `other`.
   readonly #cspReports = new Counter({
     name: 'csp_reports_total',
     help: 'Content-Security-Policy violation reports received, by the directive violated.',
@@ -151,7 +144,6 @@ export class Metrics {
       collect () { this.set(stats().chars) }
     })
 
-    // state: ready, draining or shedding; exactly one is 1.
     new Gauge({
       name: 'readiness_state',
       help: 'Whether the instance would answer its readiness probe: 1 for the current state (ready, draining, shedding), 0 for the others.',
