@@ -1,6 +1,5 @@
 import { hydrateDocument } from './hydrate.js'
 
-// Not awaited at the top level: chunks loaded later take React from this
-// module (build.mjs folds the shell into one file), and while it awaited
-// the page's chunk, that chunk would wait for it, and hydration never come.
+// Not awaited at the top level: later chunks import React from this module, so a page chunk awaited here
+// would wait for it and hydration never come (docs/decisions/first-javascript.md).
 void hydrateDocument()

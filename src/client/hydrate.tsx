@@ -20,11 +20,7 @@ declare global {
   }
 }
 
-/**
- * Hydrates the document the server rendered, from its page table (PAGES; a
- * test's own entry adds its pages), once the page's chunk has loaded: the
- * document preloads it, so hydration finds its component ready.
- */
+/** A test's own entry passes its pages. The page's chunk is loaded first so hydration does not suspend. */
 export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promise<void> {
   const data = readPageData()
   const page = findPage(data.page.id, pages)

@@ -7,8 +7,7 @@ export const NOT_STARTED = 'Session recording did not start:'
 let scheduled = false
 
 /**
- * Starts the tracker after hydration, when idle, only with a project key.
- * Every failure is one console.info line: a blocker or Do Not Track is an
+ * A failure is one console.info line: a blocker or Do Not Track is an
  * expected state of an add-on, not a fault of the page.
  */
 export function startTrackerWhenIdle (env: PublicEnv): void {

@@ -1,9 +1,5 @@
-/**
- * Remembers `compute`'s answers for the last `limit` distinct keys (oldest
- * first out), for pure work that repeats across requests: the same few user
- * agents, themes and time zones come back again and again, while a flood of
- * new ones can only push old answers out, never grow the memory.
- */
+// For pure work repeated across requests (user agents, themes, time zones): bounded, oldest first out, so a
+// flood of new keys can only push old answers out, never grow the memory.
 export function boundedMemo<Value> (limit: number, compute: (key: string) => Value): (key: string) => Value {
   const answers = new Map<string, Value>()
   return (key) => {

@@ -43,11 +43,8 @@ const TIME_ZONE_CHARACTERS = /^[A-Za-z0-9_+\-/]+$/
 const knownTimeZones = new Set<string>()
 const MAX_KNOWN_TIME_ZONES = 1000
 
-/**
- * The time zone if Intl knows it, else null (Chrome can report `Etc/Unknown`).
- * Intl.supportedValuesOf omits `UTC` and aliases browsers send; accepted zones
- * are remembered, since a DateTimeFormat costs more than much of a page.
- */
+/** Null for a zone Intl does not know (Chrome can report `Etc/Unknown`); Intl.supportedValuesOf would miss `UTC` and
+ * aliases browsers send. Accepted zones are remembered: a DateTimeFormat costs more than much of a page. */
 export function validTimeZone (value: unknown): string | null {
   if (typeof value !== 'string' || value.length > MAX_TIME_ZONE_LENGTH || !TIME_ZONE_CHARACTERS.test(value)) return null
   if (knownTimeZones.has(value)) return value

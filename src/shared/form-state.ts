@@ -2,17 +2,14 @@ import type { Toast } from './page-data.js'
 
 /** A form's submission as both sides know it: what the server answers and what the form kit shows. */
 
-/** What a visitor sent, field by field, as sent: text, or several texts for a repeated field. */
 export type FormValues = Record<string, string | string[]>
 
-/** One readable message per field that needs correcting. */
 export type FieldErrors = Record<string, string>
 
 /** A refused submission, rendered into the page the form is on (PageState.form). */
 export interface FormState {
   /** The action the state belongs to: only the <Form> posting there shows it. */
   action: string
-  /** The message above the form: what went wrong as a whole. */
   message: string
   errors: FieldErrors
   /** What the visitor typed, so nothing has to be typed again; sensitive fields are never here. */
@@ -31,7 +28,6 @@ export interface FormErrorBody {
 export interface FormSuccessBody {
   ok: true
   redirectTo: string
-  /** The flash toast the next page shows, when the route set one. */
   toast?: Toast
 }
 

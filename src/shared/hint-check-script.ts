@@ -4,15 +4,8 @@ import type { RequestInfo } from './page-data.js'
 import { serializeForScript } from './serialize.js'
 import { THEME_COLORS, THEME_COOKIE_NAME, type ThemePreference } from './theme.js'
 
-/**
- * The inline script first in <head>, in place of @epic-web/client-hints'
- * check script (which reloads every first visit and injects a <style> our CSP
- * refuses). It paints the saved theme or the live OS scheme before the first
- * frame, writes both hint cookies, and reloads only for a time zone the
- * server did not render with, and only once the parser meets something
- * rendered in it (TIME_ZONE_MARKER, before that is painted): once in a row
- * per tab, never for bots (docs/decisions/theme-and-client-hints.md).
- */
+// Replaces @epic-web/client-hints' check script, which reloads every first visit and injects a <style> our CSP
+// refuses; when it paints and reloads: docs/decisions/theme-and-client-hints.md.
 
 export interface HintCheckInput {
   preference: ThemePreference
@@ -62,7 +55,6 @@ document.addEventListener('DOMContentLoaded',function(){o.disconnect()});
 }
 }catch(e){}`
 
-/** The script for the request a document is rendered for. */
 export function hintCheckScriptFor (requestInfo: RequestInfo): string {
   return hintCheckScript({ preference: requestInfo.userPrefs.theme, timeZone: requestInfo.hints.timeZone, reload: !requestInfo.isBot })
 }

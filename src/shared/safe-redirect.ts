@@ -1,8 +1,5 @@
-/**
- * Reduces an untrusted redirect target to a same-site path. "Starts with `/`
- * and not `//`" is not enough, so every check runs on the raw string, each
- * percent-decoded form and their NFKC forms, then on what the URL parser made.
- */
+// "Starts with `/` and not `//`" is not enough: every check runs on the raw string, each percent-decoded
+// form and their NFKC forms, then on what the URL parser made.
 
 const BASE_ORIGIN = 'http://agent-stack.invalid'
 const MAX_LENGTH = 2048

@@ -7,10 +7,8 @@ const ESCAPES: Record<string, string> = {
   '\u2029': '\\u2029'
 }
 
-/**
- * JSON safe to inline in a <script>: nothing can close it, open a comment or
- * break a line. A "__proto__" key throws: in a literal it sets the prototype.
- */
+// JSON safe to inline in a <script>: nothing can close it, open a comment or break a line. A "__proto__" key
+// throws: in a literal it would set the prototype.
 export function serializeForScript (value: unknown): string {
   return JSON.stringify(value, refuseProtoKey).replace(UNSAFE, (character) => ESCAPES[character] ?? character)
 }

@@ -14,7 +14,6 @@ export interface DocumentMeta {
   canonical: string | null
 }
 
-/** The <head> metadata of a page, from its `meta` and its data. */
 export function documentMeta ({ page, requestInfo }: PageData, pages?: readonly AnyPage[]): DocumentMeta {
   const meta = findPage(page.id, pages)?.meta
   const text = (value: PageText<unknown> | undefined) => typeof value === 'function' ? value(page) : value
@@ -42,7 +41,6 @@ interface DocumentProps {
   nonce?: string
 }
 
-/** The document every page is rendered in, on the server and when hydrating. */
 export function Document ({ data, nonce }: DocumentProps) {
   return (
     <ThemeProvider requestInfo={data.requestInfo}>

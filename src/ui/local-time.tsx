@@ -8,12 +8,8 @@ export interface LocalTimeProps {
   options?: Intl.DateTimeFormatOptions
 }
 
-/**
- * A date and time in the visitor's time zone, as their browser hinted it
- * (UTC until it has), the same on the server and when hydrating. It marks the
- * document as depending on the zone: a first visit from another zone reloads
- * once to render it right, and a page without one never reloads for the zone.
- */
+/** In the hinted zone (UTC until hinted). The marker is what lets the check script reload a first visit from another
+ * zone; a page without one never reloads (docs/decisions/theme-and-client-hints.md). */
 export function LocalTime ({ date, locale = 'en', options = { dateStyle: 'medium', timeStyle: 'short' } }: LocalTimeProps) {
   const { timeZone } = useRequestInfo().hints
   const instant = new Date(date)

@@ -1,14 +1,12 @@
 import { createContext, use, useContext, type ComponentType } from 'react'
 import { definePage } from './define-page.js'
 
-/** A page's text, or a function of its status and data when one page shows several things. */
 export type PageText<Data> = string | ((page: { status: number, data: Data }) => string)
 
 /** What the document's <head> says about a page; React escapes every value. */
 export interface PageMeta<Data = unknown> {
-  /** Shown before the product name. */
   title?: PageText<Data>
-  /** The summary search engines show (<meta name="description">); the shell's when absent. */
+  /** The shell's description when absent. */
   description?: PageText<Data>
   /** The page's preferred address (<link rel="canonical">): a path of this site, or an absolute http(s) URL. */
   canonical?: PageText<Data>
@@ -17,10 +15,8 @@ export interface PageMeta<Data = unknown> {
 export type PageComponent<Data = unknown> = ComponentType<{ data: Data }>
 
 /**
- * A screen as both sides know it; its loader lives on the server (src/server/pages/).
- * Its component is loaded on demand, from src/ui/pages/<id>.tsx: the browser
- * build makes that file a chunk of its own, which a document preloads for
- * its page only, so the first JavaScript stays the same however many pages there are.
+ * Its loader lives on the server (src/server/pages/); its component, src/ui/pages/<id>.tsx,
+ * is a chunk of its own so the first JavaScript does not grow with pages (docs/decisions/first-javascript.md).
  */
 export interface PageDefinition<Data = unknown> {
   id: string
@@ -83,9 +79,8 @@ type Tracked<Value> = Promise<Value> & { status?: 'fulfilled' | 'rejected', valu
 const loading = new WeakMap<AnyPage, Tracked<PageComponent>>()
 
 /**
- * Loads a page's component once. The server loads every page before it
- * listens and the browser loads the current one before hydrating, so
- * rendering finds it ready.
+ * Once; the server loads every page before it listens and the browser its own
+ * before hydrating, so rendering finds it ready.
  */
 export function loadPage (page: AnyPage): Promise<PageComponent> {
   let promise = loading.get(page)
@@ -97,12 +92,10 @@ export function loadPage (page: AnyPage): Promise<PageComponent> {
   return promise
 }
 
-/** The page's component, waiting (Suspense) only if it has not been loaded yet. */
 export function usePageComponent (page: AnyPage): PageComponent {
   return use(loadPage(page))
 }
 
-/** Every page of a table and the system pages, loaded: what the server does before it listens. */
 export function loadAllPages (pages: readonly AnyPage[]): Promise<PageComponent[]> {
   return Promise.all([...pages, ...SYSTEM].map(loadPage))
 }

@@ -6,9 +6,8 @@ import { useTheme } from './theme.js'
 const LABELS: Record<ThemePreference, string> = { system: 'System', light: 'Light', dark: 'Dark' }
 
 /**
- * Cycles the preference system → light → dark. A real form: without
- * JavaScript it posts and the server redirects back here (303); with
- * JavaScript the theme changes at once and is saved in the background.
+ * A real form, so it works without JavaScript (the server redirects back, 303);
+ * with it, the theme changes at once.
  */
 export function ThemeSwitch () {
   const { preference, switchTheme } = useTheme()
@@ -25,11 +24,8 @@ export function ThemeSwitch () {
       {/* The name says the current mode (WCAG 2.5.3: it matches the visible text); the title says what a press does. */}
       <button type='submit' title={`Switch to the ${LABELS[next].toLowerCase()} theme`}>
         <ThemeIcon preference={preference} />
-        {/*
-          Every label takes the same cell, the others unseen, so the button is as wide whichever
-          is shown: a preference the page learns after its first paint (a cookie it could not
-          read, a page from the cache) moves nothing. The unseen ones are aria-hidden too.
-        */}
+        {/* Every label takes the same cell, so a preference learnt after the first paint (a cookie, a cached page)
+          does not change the button's width. */}
         <span className='theme-switch-labels'>
           {THEME_PREFERENCES.map((option) => option === preference
             ? <span key={option}>{`Theme: ${LABELS[option]}`}</span>

@@ -1,12 +1,7 @@
 import type { ThemePreference } from '../shared/theme.js'
 
-/**
- * What a theme switch does beyond the page itself: saving the choice on the
- * server and telling the visitor's other tabs. Loaded when the browser is
- * idle or on the first switch, so hydration does not wait for it. The theme
- * module's values come as arguments: importing it here would split it into a
- * chunk of its own that the first load then fetches separately.
- */
+// Loaded when idle or on the first switch. The theme module's values come as arguments: importing it here
+// would split it into a chunk of its own that the first load then fetches separately.
 
 export interface ThemeRules {
   switchPath: string
@@ -39,7 +34,6 @@ export async function saveTheme (next: ThemePreference, { switchPath, isThemePre
 }
 
 export interface ThemeChannel {
-  /** Tells the other tabs. */
   post (theme: ThemePreference): void
   close (): void
 }

@@ -7,8 +7,6 @@ import { THEME_COLORS, THEME_COOKIE_NAME, THEME_SWITCH_PATH, decideTheme, isThem
 import type { ThemeChannel, ThemeRules } from './theme-sync.js'
 import { whenIdle } from './when-idle.js'
 
-/** The one source of the theme in effect, resolved with decideTheme exactly as the server did. */
-
 /** How long a busy page may put off opening the cross-tab channel. */
 const SYNC_IDLE_TIMEOUT_MS = 2000
 
@@ -171,9 +169,8 @@ export function ThemeColorMeta () {
 export const HINT_SCRIPT_ID = 'hint-check'
 
 /**
- * The check script's text for a request: built by the server
- * (shared/hint-check-script.ts), read back from the document in the browser,
- * whose bundle then need not carry the builder.
+ * Built by the server (shared/hint-check-script.ts), read back from the document
+ * in the browser, whose bundle then need not carry the builder.
  */
 export const HintScriptSource = createContext<(requestInfo: RequestInfo) => string>(() => '')
 

@@ -1,16 +1,8 @@
 import type { ExternalToast } from 'sonner'
 import type { Toast, ToastType } from '../shared/page-data.js'
 
-/**
- * The app's toast API over sonner, with the flash toast's three kinds. Call it
- * from event handlers and effects, never while rendering: what it keeps is
- * module-level, so on the server it would be shared by every request.
- *
- * sonner is not part of the first JavaScript: it loads (./toaster.ts) when a
- * toast is first asked for, or when the browser is idle after hydration
- * (<ToastArea>). A toast asked for before then waits here and is shown, in
- * order, as soon as the Toaster listens.
- */
+// Call only from event handlers and effects, never while rendering: this state is module-level, so on the
+// server it would be shared by every request. sonner loads lazily (docs/decisions/first-javascript.md).
 
 export type ToastId = string | number
 
@@ -45,7 +37,6 @@ export function loadSonner (): Promise<Sonner> {
   return loading
 }
 
-/** Calls `listener` with sonner once it has loaded (at once if it has); returns the unsubscribe. */
 export function whenSonnerLoaded (listener: (sonner: Sonner) => void): () => void {
   if (loaded) {
     listener(loaded)
@@ -55,10 +46,7 @@ export function whenSonnerLoaded (listener: (sonner: Sonner) => void): () => voi
   return () => { onLoaded.delete(listener) }
 }
 
-/**
- * The toasts asked for while sonner loads, newest last: <ToastArea> shows the
- * newest at once in the flash toast's box, so a toast never waits on the network.
- */
+/** Asked for while sonner loads: <ToastArea> shows the newest at once, so a toast never waits on the network. */
 let pending: readonly Toast[] = []
 const pendingListeners = new Set<() => void>()
 
@@ -107,7 +95,6 @@ function dismiss (id?: ToastId): void {
   run((toast) => { toast.dismiss(id) })
 }
 
-/** sonner's signatures: `toast.error('Could not save', { description })`. */
 export const toast = {
   message: (message: string, options: ToastOptions = {}) => show('message', message, options),
   success: (message: string, options: ToastOptions = {}) => show('success', message, options),

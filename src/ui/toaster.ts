@@ -1,11 +1,8 @@
 import type { Toast } from '../shared/page-data.js'
 import { showToast } from './toast.js'
 
-/**
- * What the toast module loads when toasts are first needed, as one chunk:
- * sonner, and the memory of flash toasts shown, which is asked only once
- * sonner can show one. Until then the server's box shows the flash toast.
- */
+// One lazy chunk: sonner and the memory of flash toasts shown, asked only once sonner can show one; until then
+// the server's box shows the flash toast.
 export { Toaster, toast } from 'sonner'
 
 const SHOWN_KEY = 'agent-stack:flash-toasts-shown'

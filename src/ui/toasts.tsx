@@ -11,10 +11,8 @@ const IDLE_TIMEOUT_MS = 2000
 const NONE: readonly Toast[] = []
 
 /**
- * sonner's Toaster, themed with the resolved theme (never `system`), and the
- * page's flash toast. The server renders no Toaster: sonner loads in the
- * browser, at once for a flash toast, else when idle after hydration or on
- * the first toast, whichever comes first.
+ * Themed with the resolved theme, never `system`. The server renders no Toaster:
+ * sonner loads in the browser, at once for a flash toast, else when idle or on the first toast.
  */
 export function ToastArea ({ theme, flash }: { theme: Theme, flash: Toast | null }) {
   const [sonner, setSonner] = useState<Sonner | null>(null)
@@ -68,9 +66,8 @@ function ToasterListening ({ toast }: { toast: Sonner['toast'] }) {
 }
 
 /**
- * A toast in a plain box: the flash toast for visitors without JavaScript,
- * and any toast until sonner shows it. A waiting one is for the eyes only:
- * sonner's live region announces it once it takes over.
+ * The flash toast without JavaScript, and any toast until sonner shows it.
+ * A waiting one is not announced: sonner's live region will.
  */
 function ToastBox ({ toast, hidden = false, waiting = false }: { toast: Toast, hidden?: boolean, waiting?: boolean }) {
   return (

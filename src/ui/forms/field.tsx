@@ -3,28 +3,19 @@ import { useFormContext } from './form-context.js'
 
 type InputType = 'text' | 'email' | 'password' | 'number' | 'tel' | 'url' | 'search' | 'date' | 'time' | 'checkbox'
 
-/** What a control may carry besides what Field sets itself. */
 type ControlAttributes = Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'name' | 'type' | 'value' | 'defaultValue' | 'defaultChecked' | 'checked' | 'children' | 'aria-invalid' | 'aria-describedby'>
 
 export interface FieldProps extends ControlAttributes {
-  /** The name the schema knows the field by. */
   name: string
   label: ReactNode
-  /** Shown under the label and read with the control. */
   hint?: ReactNode
   /** `textarea` and `select` for those elements; otherwise the input's type. */
   type?: InputType | 'textarea' | 'select'
-  /** The choices of a `select`. */
   options?: ReadonlyArray<{ value: string, label: string }>
-  /** A textarea's height in lines. */
   rows?: number
 }
 
-/**
- * A labelled control with its hint and its message. The message and the
- * visitor's answer come from the enclosing <Form>; a password is never
- * filled in again, whatever the server sends.
- */
+/** A password is never filled in again, whatever the server sends. */
 export function Field ({ name, label, hint, type = 'text', options = [], rows, ...attributes }: FieldProps) {
   const { fieldId, errors, values } = useFormContext('Field')
   const id = fieldId(name)

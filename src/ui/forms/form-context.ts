@@ -9,7 +9,6 @@ export interface FormContextValue {
   /** The id of a field's control, which the error summary links to. */
   fieldId: (name: string) => string
   errors: FieldErrors
-  /** What the visitor typed, from the server's re-rendered page. */
   values: FormValues
   pending: boolean
 }

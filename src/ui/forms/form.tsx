@@ -12,16 +12,14 @@ interface Refusal {
 export interface FormProps {
   /** The form route's path (defineFormRoute); the page's messages are shown by the form posting there. */
   action: string
-  /** Read by assistive technology as the form's name. */
   'aria-label'?: string
   className?: string
   children: ReactNode
 }
 
 /**
- * A form that works without JavaScript (a POST, then the server's 303 or the
- * page again with its messages) and, with it, posts in the background and
- * shows the same messages without leaving the page. The honeypot is inside.
+ * Works without JavaScript (the server answers 303 or the page again); with it,
+ * posts in the background (see docs/decisions/forms-answer-422.md).
  */
 export function Form ({ action, className, children, ...rest }: FormProps) {
   const fromPage = use(PageFormStateContext)
