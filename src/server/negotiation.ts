@@ -3,10 +3,7 @@ import Negotiator from 'negotiator'
 
 const OFFERED = ['text/html', 'application/json']
 
-/**
- * The one rule for a page or JSON: JSON when Accept prefers application/json
- * to text/html (RFC 9110 §12.5.1); the page otherwise, `*∕*` and no Accept included.
- */
+/** JSON only when Accept prefers it to text/html (RFC 9110 §12.5.1): `*∕*` and no Accept get the page. */
 export function wantsJson (request: FastifyRequest): boolean {
   const accept = request.headers.accept
   if (accept === undefined || !accept.includes('application/')) return false
@@ -24,7 +21,7 @@ export function addVary (reply: FastifyReply, names: string): FastifyReply {
   return reply.header('Vary', typeof vary === 'string' && vary !== '' ? `${vary}, ${names}` : names)
 }
 
-/** The media type of the request's body, lower-case and without parameters (RFC 9110 §8.3.1); '' when none is given. */
+/** Lower-case and without parameters (RFC 9110 §8.3.1). */
 export function mediaTypeOf (request: FastifyRequest): string {
   const header = request.headers['content-type'] ?? ''
   const end = header.indexOf(';')

@@ -5,11 +5,7 @@ const NONCE_BYTES = 16
 const pool = Buffer.alloc(NONCE_BYTES * 256)
 let offset = pool.length
 
-/**
- * A fresh CSP nonce: 128 random bits, base64url. Drawn from a pool filled
- * 256 nonces at a time, because asking the system for 16 bytes per response
- * was a visible share of serving a page.
- */
+/** Drawn from a pool: a system call per response is costly (docs/performance.md). */
 export function createNonce (): string {
   if (offset === pool.length) {
     randomFillSync(pool)

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { clientError } from './errors.js'
 
-/** "GET or HEAD", "DELETE, GET, or HEAD". */
 const OR = new Intl.ListFormat('en', { type: 'disjunction' })
 
 function refuse (request: FastifyRequest, reply: FastifyReply): Error {
@@ -13,10 +12,7 @@ function refuse (request: FastifyRequest, reply: FastifyReply): Error {
   return clientError('METHOD_NOT_ALLOWED', `This address does not accept ${request.method} requests, only ${OR.format(allowed)}.`)
 }
 
-/**
- * 405 with Allow, or 404, decided in onRequest before any body is read.
- * Register after the cookie and security plugins: the error page needs them.
- */
+/** Decided in onRequest, before any body is read. Register after the cookie and security plugins: the error page needs them. */
 export const notFound = fp(async (app) => {
   app.addHook('onRequest', (request, reply, done) => {
     done(request.is404 ? refuse(request, reply) : undefined)

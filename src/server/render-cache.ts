@@ -2,14 +2,8 @@ import { PassThrough, Transform } from 'node:stream'
 import type { PageData } from '../shared/page-data.js'
 import { SecondSighting } from './cache-admission.js'
 
-/**
- * Documents already rendered, keyed by their data: a component is a pure
- * function of it. A document is kept as a template with the two values that
- * change per response (the CSP nonce, the honeypot token) cut out, and
- * bounded by the characters it holds, least recently used first out. Only a
- * document asked for a second time is kept (cache-admission.ts), so documents
- * seen once never push out the popular ones.
- */
+// Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are
+// cut out as slots. Only a document asked for twice is kept, so one-off pages never push out the popular ones.
 
 export interface Fillings {
   nonce: string
@@ -54,12 +48,8 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): s
   return html
 }
 
-/**
- * The key of a document, or null to render every time: a flash toast shows
- * once, a refused form holds what one visitor typed, a `cache: false` page
- * reads more than its data, and data carrying a filling would become a slot
- * (another visitor's token in place of a URL).
- */
+// Null renders every time: a toast shows once, a refused form holds one visitor's answers, and data carrying a
+// filling would become a slot (another visitor's token in place of a URL).
 export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: boolean): string | null {
   if (!cacheable || data.toast || data.page.form) return null
   const key = JSON.stringify([data.requestInfo, data.page])
@@ -68,9 +58,7 @@ export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: b
 
 /** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */
 export interface Capture {
-  /** A document rendered in one go. */
   whole (html: Buffer): void
-  /** A stream a streamed document passes through. */
   stream (): Transform
   spoil (): void
 }
@@ -85,11 +73,9 @@ export interface RenderCacheOptions {
   admissionMemory?: number
 }
 
-/** Counted since start-up, for the metrics. */
 export interface RenderCacheStats {
   hits: number
   misses: number
-  /** Documents pushed out to make room. */
   evictions: number
   entries: number
   chars: number

@@ -1,9 +1,6 @@
-/**
- * What React's renderer gets in the built server in place of node:async_hooks:
- * a store for the synchronous call to run() only, as React's edge build
- * behaves without AsyncLocalStorage. On Node 20 a real one turns async hooks
- * on for every later request (docs/decisions/server-renderer.md).
- */
+// Stands in for node:async_hooks in the built server: a store for the synchronous call to run() only, as React's
+// edge build behaves. On Node 20 a real one turns async hooks on for every later request
+// (docs/decisions/server-renderer.md).
 export class AsyncLocalStorage<Store> {
   #store: Store | undefined
 

@@ -12,16 +12,15 @@ export interface RenderOptions {
   waitForAll: boolean
   timeoutMs: number
   nonce: string
-  /** Run after the page data is set (the development server's script). */
+  /** The development server's script, run after the page data is set. */
   script: string
   capture: Capture
-  /** With React's component stack of the failure. */
   onShellFailed: (error: unknown, componentStack: string | undefined) => void
 }
 
 const ENV_SCRIPTS = new WeakMap<object, string>()
 
-/** `window.ENV=…;window.__PAGE_DATA__=…`; the public env is one object per app, so its part is serialized once. */
+/** The public env is one object per app, so its part is serialized once. */
 export function bootstrapScript (data: PageData): string {
   let env = ENV_SCRIPTS.get(data.env)
   if (env === undefined) ENV_SCRIPTS.set(data.env, env = `window.ENV=${serializeForScript(data.env)};`)
@@ -34,19 +33,12 @@ function renderOptions (data: PageData, nonce: string, script: string) {
 
 /** React's mark of a Suspense boundary it left for the browser to render: the part waited on something, or failed. */
 const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
-/** What React escapes in a bootstrap script's content, as React escapes it. */
+/** Escaped in a bootstrap script exactly as React escapes it. */
 const SCRIPT_TAG = /(<\/|<)(s)(cript)/gi
 const escapeScriptTags = (script: string) => script.replace(SCRIPT_TAG, (_, prefix: string, s: string, rest: string) => `${prefix}${s === 's' ? '\\u0073' : '\\u0053'}${rest}`)
 
-/**
- * The document rendered in one synchronous pass by React's string renderer,
- * which writes strings where the streaming one encodes every chunk; null when
- * a part of it waits or fails, for the streaming renderer to take over (which
- * then reports the failure, with its component stack). The string renderer
- * has no bootstrap scripts, so they are added before </body> as the streaming
- * renderer writes them (the page data is already escaped for a script by
- * serializeForScript; `script`, the development server's, is escaped here).
- */
+// The cheaper string renderer; null when a part waits or fails, so the streaming one takes over and reports it
+// (docs/decisions/pages-rendered-per-request.md). It writes no bootstrap scripts, so they are added as React would.
 export function renderAtOnce (element: ReactNode, data: PageData, nonce: string, script: string): string | null {
   let html: string
   try {
@@ -61,10 +53,6 @@ export function renderAtOnce (element: ReactNode, data: PageData, nonce: string,
   return '<!DOCTYPE html>' + html.slice(0, end) + scripts + html.slice(end)
 }
 
-/**
- * Where React writes a document that rendered in one go: its chunks, kept
- * until React ends it. React pipes into anything with write/end/on.
- */
 class WholeDocument {
   readonly chunks: Uint8Array[] = []
   ended = false
@@ -86,14 +74,9 @@ class WholeDocument {
   }
 }
 
-/**
- * Sends a document through reply.send(), so Fastify's hooks still apply
- * (fastify#2372). A document that renders without waiting on anything (most
- * do) is sent whole, as one buffer with its length: a stream costs more than
- * the render. One that waits (a suspended part, or a bot waiting for all)
- * streams from its shell. Every callback of renderToPipeableStream is
- * handled here; a failure after the shell or an abort spoils the capture.
- */
+// Through reply.send() so Fastify's hooks still apply (fastify#2372). A document that waits on nothing is sent
+// whole, since a stream costs more than the render; one that waits streams from its shell. Every callback of
+// renderToPipeableStream is handled here; a failure after the shell or an abort spoils the capture.
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture } = options
   const atOnce = renderAtOnce(element, data, options.nonce, options.script)

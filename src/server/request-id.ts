@@ -4,15 +4,9 @@ import { randomBytes } from 'node:crypto'
 import proxyAddr from 'proxy-addr'
 import type { TrustProxy } from './trust-proxy.js'
 
-/**
- * The id every log line of a request carries. An id that arrives with the
- * request (a W3C `traceparent`'s trace id, else `X-Request-Id`) is taken only
- * from a trusted proxy: from anyone else it would let a client write whatever
- * it likes into our logs, or pass its requests off as another's.
- */
+// An incoming id is taken only from a trusted proxy: from anyone else it would let a client write what it likes into
+// our logs, or pass its requests off as another's.
 
-
-/** Whether the peer at the end of the socket is a proxy we trust. */
 export type IsTrustedProxy = (address: string) => boolean
 
 /** The same rule Fastify applies to `trustProxy`, for the nearest hop only (proxy-addr's `compile`, as Fastify uses it). */
@@ -30,7 +24,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 const ZERO_TRACE = '0'.repeat(32)
 const ZERO_PARENT = '0'.repeat(16)
 
-/** The trace id of a valid `traceparent`, or undefined: anything malformed is ignored, never an error. */
+/** Anything malformed is ignored, never an error. */
 export function traceIdOf (traceparent: unknown): string | undefined {
   if (typeof traceparent !== 'string') return undefined
   const match = TRACEPARENT.exec(traceparent)
@@ -44,22 +38,17 @@ export function traceIdOf (traceparent: unknown): string | undefined {
 
 const REQUEST_ID = /^[\w.-]{1,128}$/
 
-/** An `X-Request-Id` fit for a log line: 1 to 128 letters, digits, `_`, `.` or `-`; else undefined. */
 export function requestIdOf (header: unknown): string | undefined {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : undefined
 }
 
-/** Fresh ids: a random prefix per process, so instances never collide in shared logs, and a counter. */
+/** A random prefix per process, so instances never collide in shared logs. */
 export function idSequence (prefix = randomBytes(6).toString('base64url')): () => string {
   let count = 0
   return () => `${prefix}-${(++count).toString(36)}`
 }
 
-/**
- * Fastify's `genReqId`: a trusted proxy's trace id or request id, else a
- * fresh one. The trust check runs only when an id arrived, so a request
- * without one pays for nothing but the counter.
- */
+/** The trust check runs only when an id arrived, so a request without one pays for nothing but the counter. */
 export function createGenReqId (isTrustedProxy: IsTrustedProxy, next = idSequence()): NonNullable<FastifyServerOptions['genReqId']> {
   return (request: IncomingMessage) => {
     const { traceparent, 'x-request-id': requestId } = request.headers

@@ -11,11 +11,7 @@ const isBotAgent = boundedMemo(1024, isbot)
 /** A page shown for a POST (a 400 from the theme switch) is not an address to return to. */
 const pathOf = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD' ? request.url : '/'
 
-/**
- * What the document needs to know about the visitor, read once per request.
- * `path`: the address the page stands for, when it is not the request's (a
- * form's page shown again for its POST).
- */
+/** `path`: the address the page stands for, when it is not the request's (a form's page shown again for its POST). */
 export function readRequestInfo (request: FastifyRequest, path = pathOf(request)): RequestInfo {
   const { hints, sources } = readHints(request)
   return {

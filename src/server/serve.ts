@@ -8,12 +8,7 @@ import { drainBoundMs } from './plugins/graceful-close.js'
 /** Whether the built server was compiled from the code cache the build wrote (main.ts); `skipped` under --enable-source-maps. */
 export type CodeCacheState = 'used' | 'rejected' | 'absent' | 'skipped'
 
-/**
- * The process around the app: read the environment, listen, and drain on
- * SIGTERM or SIGINT (plugins/graceful-close.ts), then exit 0. A second signal
- * exits at once, and a drain past its bound exits 1. Tests run it with extra
- * routes; main.ts runs it as it is.
- */
+/** A second signal exits at once, and a drain past its bound exits 1 (plugins/graceful-close.ts). */
 export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, { codeCache = 'absent' }: { codeCache?: CodeCacheState } = {}): Promise<void> {
   let loaded: LoadedEnv
   try {
@@ -26,7 +21,7 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, {
   }
 
   const { env, warnings } = loaded
-  // Imported only when configured: OpenTelemetry's context propagation turns on async hooks for the whole process.
+  // Imported only when configured: see tracing.ts.
   const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
     ? await (await import('./tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
     : undefined

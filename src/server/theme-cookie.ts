@@ -2,20 +2,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { THEME_COOKIE_NAME, isThemePreference, type ThemePreference } from '../shared/theme.js'
 
-/** One year, in seconds. */
 export const THEME_COOKIE_MAX_AGE = 31_536_000
 
 export interface ThemeCookie {
-  /** The saved preference; `system` when there is none or it is not one we know. */
   read (request: FastifyRequest): ThemePreference
   /** Saves the preference; `system` is the absence of one, so it clears the cookie. */
   write (reply: FastifyReply, theme: ThemePreference): void
 }
 
-/**
- * The saved theme preference. Not HttpOnly: it holds no secret, and the page
- * reads it when restored from the back/forward cache (ui/theme.tsx).
- */
+/** Not HttpOnly: it holds no secret, and the page reads it when restored from the back/forward cache (ui/theme.tsx). */
 export function createThemeCookie ({ secure }: { secure: boolean }, serialize: FastifyReply['server']['serializeCookie']): ThemeCookie {
   const attributes = { path: '/', sameSite: 'lax', secure, httpOnly: false } as const
   // Three possible headers: serialized once rather than on every switch.

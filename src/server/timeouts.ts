@@ -1,6 +1,5 @@
 import type { ServerOptions } from 'node:http'
 
-/** How long the server waits on a client, in milliseconds: each bounds a way a slow client holds a socket. */
 export interface Timeouts {
   headersTimeout: number
   requestTimeout: number

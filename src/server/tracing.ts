@@ -7,16 +7,12 @@ import { routePattern } from './plugins/metrics.js'
 export interface Tracing {
   /** Register first, before any other plugin or route, so every route is traced. */
   plugin: FastifyPluginAsync
-  /** Exports the spans not yet sent; call after the app has closed. */
+  /** Call after the app has closed, so its last spans are exported. */
   shutdown: () => Promise<void>
 }
 
-/**
- * OpenTelemetry tracing over OTLP/HTTP, for `OTEL_EXPORTER_OTLP_ENDPOINT`.
- * Its packages are imported here, on demand, and this module only when that
- * is set: the context propagation they bring turns on Node's async hooks for
- * every later request of the process (a cost the shell otherwise avoids).
- */
+// Imported on demand only: its context propagation turns on async hooks for the whole process
+// (docs/decisions/observability.md).
 export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: serviceName }: Pick<Env, 'OTEL_SERVICE_NAME'> & { OTEL_EXPORTER_OTLP_ENDPOINT: string }): Promise<Tracing> {
   const [{ SpanStatusCode }, { FastifyOtelInstrumentation }, { NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/api'),

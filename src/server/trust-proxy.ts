@@ -1,11 +1,6 @@
 import { isIP } from 'node:net'
 
-/**
- * Which proxies' `X-Forwarded-For/Proto/Host` to believe, in the shape
- * Fastify's `trustProxy` takes: none, every one, the nearest N hops, or the
- * listed addresses and ranges. Believing a header nobody in front of us sets
- * lets any client choose its own address, scheme and host.
- */
+// Believing a forwarded header nobody in front of us sets lets any client choose its own address, scheme and host.
 export type TrustProxy = boolean | number | readonly string[]
 
 export const TRUST_PROXY_ACCEPTS = '"false", "true", a number of proxy hops from 1 to 10, or a comma-separated list of proxy IP addresses and CIDR ranges'
@@ -14,7 +9,6 @@ const MAX_HOPS = 10
 /** Ranges proxy-addr (Fastify's resolver) knows by name. */
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
-/** The setting TRUST_PROXY spells, or undefined when it spells none. */
 export function parseTrustProxy (value: string): TrustProxy | undefined {
   const text = value.trim().toLowerCase()
   if (text === 'false') return false
@@ -36,13 +30,8 @@ function isAddressOrRange (entry: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
-/**
- * The setting as Fastify's `trustProxy` option. Fastify now refuses a bare hop
- * count, which would also believe a client that reaches the app directly; as
- * a function it keeps its meaning (proxy-addr's hop index), and the README
- * tells operators to choose it only when nothing reaches the app but through
- * those proxies.
- */
+// Fastify refuses a bare hop count (it would believe a client reaching the app directly); as a function it keeps its
+// meaning, and the README says to use it only when nothing reaches the app but through those proxies.
 export function fastifyTrustProxy (setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof setting === 'number') return (_address, hop) => hop < setting
   return typeof setting === 'boolean' ? setting : [...setting]

@@ -1,21 +1,11 @@
 import { serializeForScript } from '../../shared/serialize.js'
 import type { Overlay } from './overlay.js'
 
-/**
- * The development server's script, appended to every document's nonced
- * bootstrap script (never in a production build: dev-tools.ts is imported
- * only by `npm run dev`'s server bundle). It listens to the server's event
- * stream and reloads the page once a new build is served (a new server
- * answers with another build id), reconnecting by itself while the server
- * restarts. It draws the overlay of a failed build, or of the failure this
- * document stands in for, with DOM calls only: nothing is parsed as HTML, and
- * styles set through the CSSOM need no CSP allowance.
- */
+// Reloads once another build id answers, and reconnects by itself while the server restarts.
+// The overlay is drawn with DOM calls only: nothing is parsed as HTML, and CSSOM styles need no CSP allowance.
 
 export interface DevScriptInput {
-  /** The id of the build this server runs. */
   build: string
-  /** The event stream's address. */
   events: string
   /** Why the document is an error page, when it is one. */
   failure: Overlay | null

@@ -8,31 +8,22 @@ import { ONE_LINE_REQUEST_LOG } from '../error-handler.js'
 import { devScript } from './dev-script.js'
 import { BuildErrorSchema, buildFailureOverlay, failureOverlay, type Failure, type Overlay } from './overlay.js'
 
-/**
- * What `npm run dev` adds to the server, and nothing else has: the event
- * stream that reloads open pages and shows build errors, the script every
- * document gets for it, error details on error pages, and one log line per
- * request. main.ts imports this module only in a development build.
- */
+// The event stream that reloads pages and shows build errors, its script, error details and a request log line.
+// Only `npm run dev` has these: main.ts imports this module in a development build alone.
 export interface DevTools {
-  /** The event stream and the request log. */
   plugin: FastifyPluginAsync
   /** The script appended to a document's bootstrap script; `failure` when the document is an error page standing in for it. */
   documentScript: (failure: Failure | null) => string
-  /**
-   * Resolves when this server may listen. dev-loop.mjs starts a new build's
-   * server while the previous one still serves: it says it is ready and
-   * listens once told the port is free, so a restart costs no start-up time.
-   */
+  /** dev-loop.mjs starts a new build's server while the old one still serves: it listens once told the port is free. */
   beforeListen: () => Promise<void>
 }
 
 export const DEV_EVENTS_PATH = '/__dev/events'
 
-/** How dev-loop.mjs talks to its server over the IPC channel: the errors of the latest build, none when it succeeded. */
+/** The errors of dev-loop.mjs's latest build, none when it succeeded. */
 const BuildStatusSchema = Type.Object({ type: Type.Literal('build-status'), errors: Type.Array(BuildErrorSchema) })
 
-/** The IPC channel to dev-loop.mjs: `process` when it started this server, or a stand-in in tests. */
+/** `process` when dev-loop.mjs started this server, or a stand-in in tests. */
 export interface Channel {
   on (event: 'message', listener: (message: unknown) => void): unknown
   on (event: 'disconnect', listener: () => void): unknown

@@ -2,7 +2,7 @@ import { findSourceMap } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { Type, type Static } from 'typebox'
 
-/** What the development overlay shows: a title and labelled blocks of text, built here and drawn by dev-script.ts. */
+/** Built here, drawn by dev-script.ts. */
 export interface Overlay {
   title: string
   entries: Array<{ label: string, text: string }>
@@ -30,17 +30,11 @@ export function buildFailureOverlay (errors: readonly BuildError[]): Overlay {
 
 export interface Failure {
   error: unknown
-  /** React's component stack when rendering failed. */
   componentStack?: string
 }
 
-/**
- * A failure's message, React's component stack and the error's stack, in
- * source files. Node maps an error's stack itself (the development server
- * runs with --enable-source-maps); React writes its component stack past
- * that, so its frames are mapped here. Frames inside packages are left out,
- * and the project's directory is cut from paths.
- */
+// Node maps an error's stack itself (--enable-source-maps) but not React's component stack, so that is mapped here.
+// Frames inside packages are left out, and the project's directory is cut from paths.
 export function failureOverlay ({ error, componentStack }: Failure, root = process.cwd()): Overlay {
   const local = (text: string) => text.replaceAll(`file://${root}/`, '').replaceAll(`${root}/`, '')
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
@@ -52,7 +46,6 @@ export function failureOverlay ({ error, componentStack }: Failure, root = proce
   return { title: componentStack ? 'The page failed to render' : 'The request failed', entries }
 }
 
-/** Each `(file:line:column)` of a bundle that has a source map, as the place in the source it was built from. */
 function inSource (stack: string): string {
   return stack.replace(/\(([^()\s]+):(\d+):(\d+)\)/g, (frame, file: string, line: string, column: string) => {
     const map = findSourceMap(file.startsWith('file:') ? file : pathToFileURL(file).href)

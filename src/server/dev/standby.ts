@@ -1,12 +1,6 @@
 import { createRequire } from 'node:module'
 
-/**
- * A development server in waiting. dev-loop.mjs starts one ahead of the next
- * build and has it load the packages the server imports; when that build is
- * written, the server itself is imported here, and only its own code is left
- * to load: the new build serves in a fraction of a cold start. Built into the
- * development server bundle only.
- */
+// A server in waiting with its packages loaded, so a new build starts fast (docs/decisions/development-loop.md).
 
 interface Preload { type: 'preload', packages: string[] }
 interface Start { type: 'start', entry: string }

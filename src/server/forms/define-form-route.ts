@@ -14,7 +14,7 @@ import { FORM_TYPE, refuseForeignRequests } from './form-request.js'
 import { FormSchema } from './form-schema.js'
 
 export interface FormContext<Values> {
-  /** The answers, checked against the schema (a form's text read as numbers, booleans and lists where the schema says so). */
+  /** Form text is read as numbers, booleans and lists where the schema says so. */
   values: Values
   request: FastifyRequest
   reply: FastifyReply
@@ -25,9 +25,8 @@ export interface FormContext<Values> {
 export interface FormOutcome<Values> {
   /** Refuses the answers as the schema would: one message per field, the form shown again (422). */
   errors?: Partial<Record<keyof Values & string, string>>
-  /** Where the browser goes next (a path on this site); the form's page by default. */
+  /** A path on this site; the form's page by default. */
   redirectTo?: string
-  /** Shown once by the next page. */
   toast?: FlashToastInput
 }
 
@@ -40,17 +39,13 @@ export interface FormRouteOptions<S extends TObject> {
   schema: S
   /** Runs only for answers that passed every check: same site, a person, the schema. One that sends the reply itself has the last word. */
   handle: (context: FormContext<Static<S>>) => FormOutcome<Static<S>> | undefined | void | Promise<FormOutcome<Static<S>> | undefined | void>
-  /** Bytes; the app's 64 KiB by default. */
   bodyLimit?: number
 }
 
-/** A form route: register it like any plugin, `app.register(route)`. */
+/** Register it like any plugin: `app.register(route)`. */
 export type FormRoute = ((app: FastifyInstance) => Promise<void>) & { readonly path: string }
 
-/**
- * On the form itself a fresh one is right there, with a new timestamp: the
- * catalogue's "reload the page" would post the stale form again.
- */
+// The form is shown again with a fresh timestamp, so the catalogue's "reload the page" would post the stale one.
 const SEND_AGAIN: Record<HoneypotErrorCode, string> = {
   HONEYPOT_MISSING: 'The form could not be verified. Please send it again.',
   HONEYPOT_FILLED: 'The form could not be sent because a field meant to stay empty was filled in. Please send it again.',
@@ -61,12 +56,8 @@ const SEND_AGAIN: Record<HoneypotErrorCode, string> = {
   EXPIRED: 'This form had expired. Please check your answers and send it again.'
 }
 
-/**
- * One form route: the cross-site and media-type checks before the body is
- * read, then the honeypot, then the schema, and only then `handle`. A browser
- * gets a 303 (and the flash toast) or its page again with the messages and
- * what it typed (422); a script that asks for JSON gets JSON.
- */
+// Cross-site and media-type checks before the body is read, then the honeypot, then the schema, and only then
+// `handle`; a refusal shows the page again with a 422 (docs/decisions/forms-answer-422.md).
 export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>): FormRoute {
   const { page, schema, handle, bodyLimit } = options
   const path = options.path ?? page.path
@@ -78,7 +69,6 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
     const { honeypot, flashToasts, cookieAttributes } = app
     const ignore = new Set([honeypot.nameFieldName, honeypot.validFromFieldName])
 
-    /** The page again, for a browser: its loader's data, the messages, and the answers minus secrets. */
     async function showAgain (request: FastifyRequest, reply: FastifyReply, status: number, body: Record<string, unknown>, refusal: Omit<FormState, 'action' | 'values'>) {
       const requestInfo = readRequestInfo(request, path === page.path ? request.url : successTarget)
       const state: FormState = { action: actionPath(request.url), ...refusal, values: form.keep(body) }

@@ -1,9 +1,5 @@
-/**
- * What a visitor reads when an answer is refused: the field schema's own
- * `errorMessage` (one text, or one per keyword), else its `description`, else
- * a plain instruction for the rule that failed. Never a validator's wording
- * or a JSON path.
- */
+// The field schema's `errorMessage` (one text, or one per keyword), else its `description`, else a plain
+// instruction: a visitor never reads a validator's wording or a JSON path.
 
 /** A failed rule, as TypeBox reports it: the keyword and its parameters. */
 export interface Issue {
@@ -11,7 +7,6 @@ export interface Issue {
   params?: object
 }
 
-/** The annotations a field's schema may carry for its messages. */
 export interface FieldSchema {
   type?: unknown
   format?: unknown
@@ -44,7 +39,6 @@ function limitOf (issue: Issue): unknown {
   return (issue.params as { limit?: unknown } | undefined)?.limit
 }
 
-/** The plain-language default for a failed rule. */
 export function defaultMessage (issue: Issue, schema: FieldSchema = {}): string {
   const limit = limitOf(issue)
   switch (issue.keyword) {
@@ -70,7 +64,6 @@ export function defaultMessage (issue: Issue, schema: FieldSchema = {}): string 
   }
 }
 
-/** The message a visitor reads for a field whose answer broke `issue`. */
 export function fieldMessage (schema: FieldSchema, issue: Issue): string {
   const { errorMessage, description } = schema
   if (typeof errorMessage === 'string' && errorMessage !== '') return errorMessage

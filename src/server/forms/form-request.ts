@@ -6,11 +6,7 @@ import { mediaTypeOf } from '../negotiation.js'
 export const FORM_TYPE = 'application/x-www-form-urlencoded'
 const ACCEPTED_TYPES = new Set([FORM_TYPE, 'application/json'])
 
-/**
- * The `onRequest` check of a route that changes state: before the body is
- * read, another site's form is refused (403; login CSRF's cousin), and any
- * body but a form or JSON is refused (415).
- */
+/** Before the body is read: another site's form gets a 403, any body but a form or JSON a 415. */
 export function refuseForeignRequests (crossSiteMessage?: string): onRequestHookHandler {
   return (request, _reply, done) => {
     if (isCrossSite(request)) {

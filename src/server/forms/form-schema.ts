@@ -3,11 +3,7 @@ import { Compile, type Validator } from 'typebox/compile'
 import type { FieldErrors, FormValues } from '../../shared/form-state.js'
 import { fieldMessage, type FieldSchema, type Issue } from './field-messages.js'
 
-/**
- * A form's TypeBox schema, compiled once: TypeBox's own checker decides, and
- * each field is checked on its own to say what is wrong with it (TypeBox
- * stops listing errors after a few, and a form wants one message per field).
- */
+// Each field is also checked on its own: TypeBox stops listing errors after a few, and a form wants one per field.
 
 export type FormRead<T> = { ok: true, value: T } | { ok: false, errors: FieldErrors, message?: string }
 
@@ -50,12 +46,8 @@ export class FormSchema<S extends TObject> {
     this.sensitive = new Set([...this.#fields.values()].filter(({ schema }) => (schema as { writeOnly?: unknown }).writeOnly === true).map(({ name }) => name))
   }
 
-  /**
-   * Checks a parsed body without the fields in `ignore` (the honeypot's). A
-   * URL-encoded form sends every field as text, so `fromForm` reads it as a
-   * person meant it: an empty box as no answer, digits as a number for a
-   * number field, a ticked box (`on`) as true, one value as a list of one.
-   */
+  // A URL-encoded form sends every field as text, so `fromForm` reads it as a person meant it: an empty box as no
+  // answer, digits as a number for a number field, a ticked box (`on`) as true, one value as a list of one.
   read (body: Record<string, unknown>, { fromForm, ignore }: { fromForm: boolean, ignore: ReadonlySet<string> }): FormRead<Static<S>> {
     // Own properties, made as such: assigning a field named `__proto__` would set the object's prototype instead.
     const candidate: Record<string, unknown> = Object.fromEntries(Object.keys(body).flatMap((name) => {
@@ -75,7 +67,7 @@ export class FormSchema<S extends TObject> {
     return { ok: false, errors, message: unexpected ? UNEXPECTED_FIELDS : ANSWERS_DO_NOT_FIT }
   }
 
-  /** What the visitor sent for the form's fields, as text, to fill the form again; sensitive fields left out. */
+  /** The answers as text, to fill the form again; sensitive fields left out. */
   keep (body: Record<string, unknown>): FormValues {
     const values: FormValues = {}
     for (const name of this.#fields.keys()) {

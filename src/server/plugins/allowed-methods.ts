@@ -11,10 +11,7 @@ declare module 'fastify' {
 
 const noop = () => {}
 
-/**
- * A second router of every route, telling a 405 from a 404 (Fastify's says
- * only "no route"). Register it before any route, with the app's router options.
- */
+// A second router tells a 405 from a 404 (Fastify's says only "no route"). Register it before any route.
 export const allowedMethods = fp<{ routerOptions?: FastifyServerOptions['routerOptions'] }>(async (app, { routerOptions = {} }) => {
   const router = FindMyWay({
     ignoreTrailingSlash: routerOptions.ignoreTrailingSlash,

@@ -2,11 +2,8 @@ import compress from '@fastify/compress'
 import fp from 'fastify-plugin'
 import { constants } from 'node:zlib'
 
-/**
- * Compresses dynamic responses (HTML). Static files arrive precompressed and
- * pass through untouched. Brotli runs at a low quality: per-request CPU
- * matters more than the last few bytes of a small page.
- */
+// Brotli at a low quality: per-request CPU matters more than the last few bytes of a small page.
+// Static files arrive precompressed and pass through untouched.
 export const compression = fp(async (app) => {
   await app.register(compress, {
     encodings: ['br', 'gzip'],

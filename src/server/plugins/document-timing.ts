@@ -7,7 +7,7 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Marks this response as a document of `page` whose render starts now; its first byte ends the render. */
     timeDocument (page: string, cache: CacheOutcome): void
-    /** Marks the document's render as failed (the shell, or a part streamed after it). */
+    /** The shell, or a part streamed after it. */
     documentFailed (): void
   }
 }
@@ -15,7 +15,6 @@ declare module 'fastify' {
 export interface DocumentTiming {
   page: string
   cache: CacheOutcome
-  /** performance.now() when the render started. */
   startedAt: number
   /** Set when the response's headers go out. */
   renderMs: number | undefined
@@ -25,7 +24,6 @@ export interface DocumentTiming {
 const TIMING = Symbol('documentTiming')
 type TimingSlot = { [TIMING]: DocumentTiming | null }
 
-/** The document this response carries, if it is one: for metrics and traces. */
 export function documentTiming (reply: FastifyReply): DocumentTiming | undefined {
   return (reply as FastifyReply & TimingSlot)[TIMING] ?? undefined
 }
@@ -34,19 +32,12 @@ export function documentOutcome ({ page, cache, renderMs, failed }: DocumentTimi
   return { page, cache, renderSeconds: (renderMs ?? 0) / 1000, failed }
 }
 
-/**
- * `Server-Timing: render;dur=0.4, cache;desc=hit`, for the browser's
- * devtools: the render time to a tenth of a millisecond and whether the render
- * cache served the page. Nothing about the visitor.
- */
+/** For the browser's devtools: nothing about the visitor. */
 export function serverTiming (renderMs: number, cache: CacheOutcome): string {
   return `render;dur=${renderMs.toFixed(1)}, cache;desc=${cache}`
 }
 
-/**
- * Times documents, and only documents: redirects, JSON and the probes never
- * call timeDocument, so they get no Server-Timing header.
- */
+/** Redirects, JSON and the probes never call timeDocument, so they get no Server-Timing header. */
 export const documentTimingPlugin = fp(async (app) => {
   app.decorateReply(TIMING, null)
   app.decorateReply('timeDocument', function (this: FastifyReply, page: string, cache: CacheOutcome) {

@@ -22,14 +22,9 @@ export function drainBoundMs ({ delayMs, idleGraceMs }: DrainOptions): number {
   return delayMs + idleGraceMs + DRAIN_FINISH_MS
 }
 
-/**
- * A shutdown that drops nothing behind a keep-alive proxy (fastify#1714,
- * #3617): readiness fails and nothing else changes for `delayMs`; then only
- * the listener closes (server.close() would destroy idle connections a proxy
- * may be reusing), every response says `Connection: close`, idle connections
- * get `idleGraceMs`, and app.close() finishes the rest, closing connections
- * as they fall idle (fastify#7044).
- */
+// Drops nothing behind a keep-alive proxy (fastify#1714, #3617): only the listener closes first, since server.close()
+// would destroy idle connections a proxy may be reusing; app.close() then closes them as they fall idle (fastify#7044).
+// See docs/decisions/readiness-liveness-and-draining.md.
 export const gracefulClose = fp(async (app) => {
   let draining = false
   let closing = false

@@ -16,10 +16,7 @@ export function routePattern (request: FastifyRequest): string {
   return request.is404 ? NOT_FOUND_ROUTE : request.routeOptions.url ?? NOT_FOUND_ROUTE
 }
 
-/**
- * Counts requests, documents and refusals into `app.metrics`. Off, it adds
- * no hook at all: a request pays nothing for metrics nobody scrapes.
- */
+/** Off, it adds no hook at all: a request pays nothing for metrics nobody scrapes. */
 export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
   if (!enabled) {
     app.decorate('metrics', null)

@@ -7,18 +7,14 @@ import { readRequestInfo } from '../request-info.js'
 
 export interface RenderPageOptions {
   status?: number
-  /** A refused submission to show on the page (a form route's 422). */
   form?: FormState
   requestInfo?: RequestInfo
 }
 
 declare module 'fastify' {
   interface FastifyReply {
-    /**
-     * Runs the page's loader, if it has one, and sends the page with its data.
-     * A loader that throws is answered by the error handler; one that sends
-     * the reply itself (a redirect) has the last word.
-     */
+    // A loader that throws is answered by the error handler; one that sends the reply itself (a redirect) has the
+    // last word.
     renderPage (id: string, options?: RenderPageOptions): Promise<void>
   }
 }

@@ -20,11 +20,8 @@ declare module 'fastify' {
     renderCache: RenderCache
   }
   interface FastifyReply {
-    /**
-     * Sends the document for a page: at once from the render cache when the
-     * same data was rendered before, else rendered. The reply always ends.
-     * `cause`: what an error page stands in for (shown by the development server only).
-     */
+    // From the render cache when the same data was rendered before; the reply always ends.
+    // `cause`: what an error page stands in for (shown in development only).
     sendPage (page: PageState, requestInfo?: RequestInfo, cause?: unknown): void
   }
 }

@@ -7,7 +7,6 @@ export const READINESS_STATES: readonly ReadinessState[] = ['ready', 'draining',
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Read by the readiness probe; anything that reports on the instance may read it too. */
     readonly readiness: ReadinessState
   }
 }

@@ -23,12 +23,8 @@ export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string
   return env.OPENREPLAY_INGEST_POINT ? new URL(env.OPENREPLAY_INGEST_POINT).origin : DEFAULT_INGEST_ORIGIN
 }
 
-/**
- * Security headers on every response and an enforced CSP with a fresh script
- * nonce. helmet decides the headers once, at start-up (@fastify/helmet runs it
- * per request, which cost more than a cached page); the nonce goes in when a
- * response first reads it.
- */
+// helmet decides the headers once, at start-up, not per request (docs/performance.md); the nonce goes in when a
+// response first reads it.
 export const security = fp<{ env: Env }>(async (app, { env }) => {
   const production = env.NODE_ENV === 'production'
   const tracking = Boolean(env.OPENREPLAY_PROJECT_KEY)
@@ -87,7 +83,6 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   })
 }, { name: 'security', fastify: '5.x' })
 
-/** The headers a helmet middleware sets, by lower-case name. */
 function capture (middleware: ReturnType<typeof helmet>): Record<string, string> {
   const headers: Record<string, string> = {}
   const response = {

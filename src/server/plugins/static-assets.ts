@@ -10,11 +10,8 @@ export interface StaticAssetsOptions {
   sourceMaps: boolean
 }
 
-/**
- * Serves the build's public files. Hashed assets never change and are cached
- * for a year; the rest (favicon, manifest) briefly. Precompressed .br/.gz
- * files written by build.mjs are sent when the client accepts them.
- */
+// Hashed assets never change, so they are cached for a year; the rest (favicon, manifest) briefly.
+// Precompressed .br/.gz files written by build.mjs are sent when the client accepts them.
 export const staticAssets = fp<StaticAssetsOptions>(async (app, { root, sourceMaps }) => {
   await app.register(fastifyStatic, {
     root,

@@ -25,11 +25,7 @@ function violationsOf (request: FastifyRequest): CspViolation[] {
   throw clientError('BAD_REQUEST', 'An application/csp-report body must be a JSON object with a "csp-report" object.')
 }
 
-/**
- * POST /resources/csp-report: where browsers send the policy's violations.
- * 204 for reports, 4xx in words for anything else, never a page (no cookie is
- * read or set). Each report is one warn line, at most `logLinesPerMinute`.
- */
+/** Never a page, so no cookie is read or set. */
 export async function cspReportRoutes (app: FastifyInstance, { logLinesPerMinute = 30, now }: CspReportOptions = {}) {
   const budget = new LineBudget(logLinesPerMinute, now)
   // This scope parses the two report types and nothing else: a form or JSON body is refused unread.

@@ -15,11 +15,7 @@ function answer (reply: FastifyReply, status: number, text: string): void {
   reply.status(status).header('Cache-Control', 'no-store').type('text/plain; charset=utf-8').send(text)
 }
 
-/**
- * Liveness: 200 while the process can answer at all, even while it sheds load
- * (an orchestrator that restarted busy instances would shed the load onto the
- * rest). Readiness: 503 from the moment draining starts and while load is shed.
- */
+/** Liveness stays 200 while load is shed: restarting busy instances would move the load onto the rest. */
 export async function probeRoutes (app: FastifyInstance) {
   app.get('/resources/healthcheck', PROBE, (_request, reply) => { answer(reply, 200, 'OK') })
   app.get('/resources/readiness', PROBE, (_request, reply) => {
