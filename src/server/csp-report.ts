@@ -7,6 +7,9 @@ export const CSP_REPORT_GROUP = 'csp-endpoint'
 
 export const CSP_REPORT_TYPES = ['application/reports+json', 'application/csp-report'] as const
 
+/** Entries of a batch read at most: a browser batches a handful, and the rest of a body is neither read nor counted. */
+export const REPORTS_PER_BODY = 20
+
 /** Directives a browser can report a violation of (CSP level 3 and Trusted Types); anything else reads `other`. */
 const DIRECTIVES = [
   'default-src', 'child-src', 'connect-src', 'font-src', 'frame-src', 'img-src', 'manifest-src', 'media-src',
@@ -36,11 +39,14 @@ export interface CspViolation {
   disposition: 'enforce' | 'report'
 }
 
-/** The violations of a Reporting API batch, other report types skipped; undefined when the body is not a batch. */
+/**
+ * The violations among a Reporting API batch's first `REPORTS_PER_BODY` entries, other report types skipped;
+ * undefined when the body is not a batch.
+ */
 export function readReportBatch (body: unknown): CspViolation[] | undefined {
   if (!Array.isArray(body)) return undefined
   const violations: CspViolation[] = []
-  for (const report of body) {
+  for (const report of body.slice(0, REPORTS_PER_BODY)) {
     if (!isRecord(report) || report.type !== 'csp-violation' || !isRecord(report.body)) continue
     const { body: fields } = report
     violations.push(violation({
@@ -128,39 +134,4 @@ function cut (text: string, chars: number): string {
 
 function isRecord (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/**
- * At most `perMinute` log lines a minute, so a flood of reports cannot fill the logs; what is refused is counted
- * and handed back, once, with the first line of the next minute.
- */
-export class LineBudget {
-  readonly #perMinute: number
-  readonly #now: () => number
-  #windowStart = -Infinity
-  #used = 0
-  #refused = 0
-
-  constructor (perMinute: number, now: () => number = Date.now) {
-    this.#perMinute = perMinute
-    this.#now = now
-  }
-
-  /** Whether one more line fits; `refusedBefore`: lines refused in the minute that has just ended. */
-  take (): { admitted: boolean, refusedBefore: number } {
-    const now = this.#now()
-    let refusedBefore = 0
-    if (now - this.#windowStart >= 60_000) {
-      refusedBefore = this.#refused
-      this.#windowStart = now
-      this.#used = 0
-      this.#refused = 0
-    }
-    if (this.#used < this.#perMinute) {
-      this.#used++
-      return { admitted: true, refusedBefore }
-    }
-    this.#refused++
-    return { admitted: false, refusedBefore }
-  }
 }

@@ -14,6 +14,7 @@ export const STATUSES = {
   413: { reason: 'Payload Too Large', title: 'Request too large' },
   415: { reason: 'Unsupported Media Type', title: 'Unsupported content type' },
   422: { reason: 'Unprocessable Content', title: 'Some answers need correcting' },
+  429: { reason: 'Too Many Requests', title: 'Too many requests' },
   500: { reason: 'Internal Server Error', title: 'Error' },
   503: { reason: 'Service Unavailable', title: 'Service unavailable' }
 } as const satisfies Record<number, StatusWords>
@@ -45,6 +46,7 @@ export const ERRORS = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here. Send a form or JSON.' },
   FORM_INVALID: { status: 422, message: 'Some answers need correcting before the form can be sent.' },
+  TOO_MANY_REPORTS: { status: 429, message: 'Too many CSP reports have arrived this minute. Retry after the time Retry-After gives.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
   FST_UNDER_PRESSURE: { status: 503, message: 'The server is busy. Please retry shortly.' }
 } as const satisfies Record<string, { status: ErrorStatus, message: string }>

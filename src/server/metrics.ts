@@ -104,7 +104,7 @@ export class Metrics {
 
   readonly #cspReports = new Counter({
     name: 'csp_reports_total',
-    help: 'Content-Security-Policy violation reports received, by the directive violated.',
+    help: 'Content-Security-Policy violation reports accepted within the route limits, by the directive violated.',
     labelNames: ['directive'] as const,
     registers: [this.registry]
   })

@@ -1,5 +1,7 @@
 import t from 'tap'
-import { CSP_REPORT_PATH, LineBudget, readLegacyReport, readReportBatch } from '../../src/server/csp-report.js'
+import { gzipSync } from 'node:zlib'
+import { MinuteBudget, ReportLog } from '../../src/server/csp-report-log.js'
+import { CSP_REPORT_PATH, readLegacyReport, readReportBatch, REPORTS_PER_BODY, type CspViolation } from '../../src/server/csp-report.js'
 import { build, type TestApp } from '../helpers/app.js'
 import { scrape, valueOf } from '../helpers/metrics.js'
 
@@ -70,17 +72,39 @@ t.test('a legacy report gives one violation; an older browser\'s violated-direct
   for (const notReport of [[], {}, { 'csp-report': 'x' }, { 'csp-report': [] }, null, 'x']) t.equal(readLegacyReport(notReport), undefined, JSON.stringify(notReport))
 })
 
-t.test('the line budget admits so many lines a minute, and hands back how many it refused once the minute is over', async (t) => {
+t.test('a batch is read no further than its first entries', async (t) => {
+  const batch = Array.from({ length: REPORTS_PER_BODY + 30 }, (_, i) => chromiumReport({ blockedURL: `https://b${i}.example/` }))
+  const violations = readReportBatch(batch)!
+  t.equal(violations.length, REPORTS_PER_BODY)
+  t.equal(violations.at(-1)!.blocked, `https://b${REPORTS_PER_BODY - 1}.example`)
+})
+
+t.test('the minute budget admits all of a take or none of it, and opens again a minute on', async (t) => {
   const clock = { now: 1_000_000 }
-  const budget = new LineBudget(2, () => clock.now)
-  t.same([budget.take(), budget.take(), budget.take(), budget.take()], [
-    { admitted: true, refusedBefore: 0 }, { admitted: true, refusedBefore: 0 }, { admitted: false, refusedBefore: 0 }, { admitted: false, refusedBefore: 0 }
-  ])
-  clock.now += 59_999
-  t.same(budget.take(), { admitted: false, refusedBefore: 0 }, 'still the same minute')
-  clock.now += 1
-  t.same(budget.take(), { admitted: true, refusedBefore: 3 }, 'the next minute starts by saying three were left out')
-  t.same(budget.take(), { admitted: true, refusedBefore: 0 }, 'once')
+  const budget = new MinuteBudget(10, () => clock.now)
+  t.same([budget.take(6), budget.take(5), budget.take(4), budget.take(1)], [true, false, true, false])
+  clock.now += 59_000
+  t.equal(budget.secondsLeft(), 1)
+  t.notOk(budget.take(1), 'still the same minute')
+  clock.now += 1_000
+  t.ok(budget.take(10), 'a new minute')
+})
+
+const violationOf = (overrides: Partial<CspViolation> = {}): CspViolation => ({ document: '/', directive: 'img-src', blocked: 'https://tracker.example', sample: '', disposition: 'enforce', ...overrides })
+
+t.test('the report log keeps one line per kind, a share per client, and says once what it left out', async (t) => {
+  const clock = { now: 1_000_000 }
+  const log = new ReportLog({ linesPerMinute: 4, linesPerClient: 2 }, () => clock.now)
+  const fates = (entries: Array<[Partial<CspViolation>, string]>) => entries.map(([overrides, client]) => log.record(violationOf(overrides), client).fate)
+  t.same(fates([
+    [{}, 'a'], [{}, 'a'], [{ sample: 'other text' }, 'b'],
+    [{ blocked: 'https://x.example' }, 'a'], [{ document: '/other' }, 'a'],
+    [{ directive: 'script-src-elem' }, 'b'], [{ disposition: 'report' }, 'c'], [{ document: '/third' }, 'd']
+  ]), ['logged', 'repeat', 'repeat', 'logged', 'over-budget', 'logged', 'logged', 'over-budget'],
+  'a repeat of a kind, whatever its sample, is not logged again; a client has two lines; the minute has four')
+  clock.now += 60_000
+  t.same(log.record(violationOf(), 'a'), { fate: 'logged', unloggedBefore: { repeats: 2, overBudget: 2 } }, 'a new minute, and the count of the last')
+  t.same(log.record(violationOf(), 'a'), { fate: 'repeat', unloggedBefore: undefined }, 'told once')
 })
 
 function post (app: TestApp['app'], contentType: string | undefined, payload: string | Buffer, headers: Record<string, string> = {}) {
@@ -115,17 +139,64 @@ t.test('POST /resources/csp-report answers 204 to a batch and to a legacy report
   t.equal(valueOf(samples, 'csp_reports_total', { directive: 'script-src-elem' }), 1)
 })
 
-t.test('a flood of reports writes at most the cap of lines a minute, then says how many it left out', async (t) => {
+t.test('a flood of decoys cannot hide a real report: it is logged within the minute, and the counter moves within the limits', async (t) => {
   const clock = { now: 5_000_000 }
-  const { app, logs } = await build(t, { env: { METRICS_PORT: '0' }, cspReports: { logLinesPerMinute: 5, now: () => clock.now } })
-  for (let i = 0; i < 40; i++) t.equal((await post(app, BATCH, JSON.stringify([chromiumReport(), chromiumReport()]))).statusCode, 204)
-  t.equal(cspLines(logs).length, 5, 'five lines for eighty reports')
+  const { app, logs } = await build(t, { env: { METRICS_PORT: '0', TRUST_PROXY: '127.0.0.1' }, cspReports: { requestsPerClient: 10, reportsPerMinute: 400, logLinesPerMinute: 30, logLinesPerClient: 5, now: () => clock.now } })
+  const from = (address: string) => ({ 'x-forwarded-for': address })
+  const decoys = JSON.stringify(Array.from({ length: 60 }, () => chromiumReport()))
+  const variedDecoys = JSON.stringify(Array.from({ length: 60 }, (_, i) => chromiumReport({ blockedURL: `https://decoy${i}.example/` })))
+  const statuses = []
+  for (let i = 0; i < 15; i++) statuses.push((await post(app, BATCH, i % 2 ? decoys : variedDecoys, from('203.0.113.9'))).statusCode)
+  t.same(statuses, [...Array(10).fill(204), ...Array(5).fill(429)], 'one address: ten requests a minute, then 429')
+  const real = await post(app, BATCH, JSON.stringify([chromiumReport({ effectiveDirective: 'script-src-elem', blockedURL: 'https://injected.example/x.js' })]), from('198.51.100.7'))
+  t.equal(real.statusCode, 204, 'another address is still heard')
+  t.same(cspLines(logs).filter((line) => (line.csp as CspViolation).blocked === 'https://injected.example').map((line) => line.csp),
+    [{ document: '/account', directive: 'script-src-elem', blocked: 'https://injected.example', sample: '', disposition: 'enforce' }], 'the real report is logged')
+  t.equal(cspLines(logs).length, 6, 'the flood took its five lines, no more')
+  const counted = (await scrape(app)).filter((sample) => sample.name === 'csp_reports_total').reduce((sum, sample) => sum + sample.value, 0)
+  t.equal(counted, 10 * REPORTS_PER_BODY + 1, 'only accepted reports are counted: the first entries of each accepted body')
+
   clock.now += 60_000
-  await post(app, LEGACY, JSON.stringify(LEGACY_REPORT))
+  await post(app, LEGACY, JSON.stringify(LEGACY_REPORT), from('198.51.100.7'))
   const summary = logs.filter((line) => line.unlogged !== undefined)
-  t.same(summary.map((line) => [line.level, line.unlogged, line.msg]), [[40, 75, '75 CSP reports were not logged in the last minute (at most 5 lines a minute)']])
-  t.equal(cspLines(logs).length, 6, 'and the new minute logs again')
-  t.equal(valueOf(await scrape(app), 'csp_reports_total', { directive: 'img-src' }), 80, 'the metric counts every report')
+  t.same(summary.map((line) => [line.level, line.msg]), [[40, '195 CSP reports were not logged in the last minute: 20 repeated a kind already logged, 175 came past the budget of 30 lines']])
+})
+
+t.test('past the overall budget every address gets 429 with Retry-After, until the minute is over', async (t) => {
+  const clock = { now: 5_000_000 }
+  const { app } = await build(t, { env: { TRUST_PROXY: '127.0.0.1' }, cspReports: { reportsPerMinute: 3, now: () => clock.now } })
+  const send = (address: string) => post(app, BATCH, JSON.stringify([chromiumReport(), chromiumReport()]), { 'x-forwarded-for': address, accept: 'application/json' })
+  t.equal((await send('203.0.113.1')).statusCode, 204)
+  const refused = await send('203.0.113.2')
+  t.equal(refused.statusCode, 429)
+  t.equal(refused.headers['retry-after'], '60')
+  t.match(refused.json(), { statusCode: 429, error: 'Too Many Requests', message: /Too many CSP reports/ })
+  clock.now += 60_000
+  t.equal((await send('203.0.113.2')).statusCode, 204)
+})
+
+t.test('one address past its budget gets 429 in words with Retry-After; the proxy\'s X-Forwarded-For names it only when trusted', async (t) => {
+  const { app } = await build(t, { cspReports: { requestsPerClient: 2 } })
+  const send = (address: string) => post(app, LEGACY, JSON.stringify(LEGACY_REPORT), { 'x-forwarded-for': address })
+  t.same([(await send('203.0.113.1')).statusCode, (await send('203.0.113.2')).statusCode], [204, 204])
+  const refused = await send('203.0.113.3')
+  t.equal(refused.statusCode, 429, 'an untrusted X-Forwarded-For is no new address')
+  t.ok(Number(refused.headers['retry-after']) > 0)
+  t.match(refused.headers['content-type'], /^text\/plain/)
+  t.match(refused.body, /from this address/)
+})
+
+t.test('a compressed report is refused unread: its size would hide what it expands to', async (t) => {
+  const { app, logs } = await build(t, { env: { METRICS_PORT: '0' } })
+  const body = gzipSync(JSON.stringify(Array.from({ length: 2000 }, () => chromiumReport())))
+  for (const encoding of ['gzip', 'br', 'deflate', 'GZIP', 'identity, gzip']) {
+    const response = await post(app, BATCH, body, { 'content-encoding': encoding })
+    t.equal(response.statusCode, 415, encoding)
+    t.match(response.body, /uncompressed/)
+  }
+  t.equal((await post(app, BATCH, JSON.stringify([chromiumReport()]), { 'content-encoding': 'identity' })).statusCode, 204, 'identity is no encoding')
+  t.equal(cspLines(logs).length, 1)
+  t.equal(valueOf(await scrape(app), 'csp_reports_total', { directive: 'img-src' }), 1)
 })
 
 t.test('other content types get 415, large bodies 413, and bodies that are no report 400: in words, never a page', async (t) => {

@@ -1,18 +1,28 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { CSP_REPORT_PATH, CSP_REPORT_TYPES, LineBudget, readLegacyReport, readReportBatch, type CspViolation } from '../csp-report.js'
+import { MinuteBudget, ReportLog, type ReportLogEntry } from '../csp-report-log.js'
+import { CSP_REPORT_PATH, CSP_REPORT_TYPES, readLegacyReport, readReportBatch, type CspViolation } from '../csp-report.js'
 import { handleErrorPlainly } from '../error-handler.js'
 import { clientError } from '../errors.js'
 import { mediaTypeOf } from '../negotiation.js'
 
 export interface CspReportOptions {
-  /** Log lines a minute at most; the rest are counted (default 30). */
+  /** Requests a minute from one client address (the proxy's `X-Forwarded-For` when trusted) before 429 (default 30). */
+  requestsPerClient?: number
+  /** Reports a minute from everyone together before 429 (default 1000). */
+  reportsPerMinute?: number
+  /** Log lines a minute at most, one per distinct kind of report; the rest are counted (default 30). */
   logLinesPerMinute?: number
+  /** Of those, lines a minute one client address can take (default 5). */
+  logLinesPerClient?: number
   now?: () => number
 }
 
 const BODY_LIMIT = 64 * 1024
 const ACCEPTED = new Set<string>(CSP_REPORT_TYPES)
 const TYPES_IN_WORDS = 'application/reports+json or application/csp-report'
+/** The default key of @fastify/rate-limit: an IPv6 client is its /64, which one household or host holds. */
+const IPV6_SUBNET = 64
 
 function violationsOf (request: FastifyRequest): CspViolation[] {
   if (mediaTypeOf(request) === 'application/reports+json') {
@@ -25,9 +35,37 @@ function violationsOf (request: FastifyRequest): CspViolation[] {
   throw clientError('BAD_REQUEST', 'An application/csp-report body must be a JSON object with a "csp-report" object.')
 }
 
+/**
+ * Refused before it is read: another media type, or a compressed body, whose expansion would cost what its size hides
+ * (a few hundred gzip bytes read as thousands of reports). Browsers send reports uncompressed.
+ */
+function refuseUnexpected (request: FastifyRequest): Error | undefined {
+  if (!ACCEPTED.has(mediaTypeOf(request))) return clientError('FST_ERR_CTP_INVALID_MEDIA_TYPE', `CSP reports are accepted as ${TYPES_IN_WORDS}.`)
+  const encoding = request.headers['content-encoding']
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return clientError('FST_ERR_CTP_INVALID_MEDIA_TYPE', 'CSP reports are accepted uncompressed, without Content-Encoding.')
+  return undefined
+}
+
+function unloggedLine (unlogged: NonNullable<ReportLogEntry['unloggedBefore']>, limit: number): string {
+  return `${unlogged.repeats + unlogged.overBudget} CSP reports were not logged in the last minute: ${unlogged.repeats} repeated a kind already logged, ${unlogged.overBudget} came past the budget of ${limit} lines`
+}
+
 /** Never a page, so no cookie is read or set. */
-export async function cspReportRoutes (app: FastifyInstance, { logLinesPerMinute = 30, now }: CspReportOptions = {}) {
-  const budget = new LineBudget(logLinesPerMinute, now)
+export async function cspReportRoutes (app: FastifyInstance, options: CspReportOptions = {}) {
+  const { requestsPerClient = 30, reportsPerMinute = 1000, logLinesPerMinute = 30, logLinesPerClient = 5, now } = options
+  const overall = new MinuteBudget(reportsPerMinute, now)
+  const log = new ReportLog({ linesPerMinute: logLinesPerMinute, linesPerClient: logLinesPerClient }, now)
+  // One limit a registration: the per-client one is the library's (an LRU of addresses, Retry-After); the overall one
+  // counts reports, not requests, and lives in csp-report-log.ts.
+  await app.register(rateLimit, {
+    global: false,
+    max: requestsPerClient,
+    timeWindow: 60_000,
+    ipv6Subnet: IPV6_SUBNET,
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+    addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': true },
+    errorResponseBuilder: () => clientError('TOO_MANY_REPORTS', 'Too many CSP reports have come from this address this minute. Retry after the time Retry-After gives.')
+  })
   // This scope parses the two report types and nothing else: a form or JSON body is refused unread.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser([...CSP_REPORT_TYPES], { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
@@ -35,18 +73,24 @@ export async function cspReportRoutes (app: FastifyInstance, { logLinesPerMinute
   app.post(CSP_REPORT_PATH, {
     bodyLimit: BODY_LIMIT,
     compress: false,
+    decompress: false,
     // Reports can come in floods: no access log at info, and the warn lines below are capped.
     logLevel: 'warn',
     errorHandler: handleErrorPlainly,
-    onRequest: (request, _reply, done) => {
-      done(ACCEPTED.has(mediaTypeOf(request)) ? undefined : clientError('FST_ERR_CTP_INVALID_MEDIA_TYPE', `CSP reports are accepted as ${TYPES_IN_WORDS}.`))
-    }
+    onRequest: [app.rateLimit(), (request, _reply, done) => { done(refuseUnexpected(request)) }]
   }, (request, reply) => {
-    for (const violation of violationsOf(request)) {
+    const violations = violationsOf(request)
+    if (!overall.take(violations.length)) {
+      reply.header('Retry-After', String(overall.secondsLeft()))
+      throw clientError('TOO_MANY_REPORTS')
+    }
+    const client = normalizeIP(request.ip, IPV6_SUBNET)
+    for (const violation of violations) {
+      // Counted only once accepted: past both budgets, and among the first entries of a body (csp-report.ts).
       app.metrics?.cspReported(violation.directive)
-      const { admitted, refusedBefore } = budget.take()
-      if (refusedBefore > 0) request.log.warn({ unlogged: refusedBefore }, `${refusedBefore} CSP reports were not logged in the last minute (at most ${logLinesPerMinute} lines a minute)`)
-      if (admitted) request.log.warn({ csp: violation }, 'CSP violation')
+      const { fate, unloggedBefore } = log.record(violation, client)
+      if (unloggedBefore) request.log.warn({ unlogged: unloggedBefore }, unloggedLine(unloggedBefore, logLinesPerMinute))
+      if (fate === 'logged') request.log.warn({ csp: violation }, 'CSP violation')
     }
     reply.code(204).header('Cache-Control', 'no-store').send()
   })
