@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { Env } from './env.js'
 import { documentTiming } from './plugins/document-timing.js'
 import { routePattern } from './plugins/metrics.js'
+import { trustedProxyPredicate } from './request-id.js'
 
 export interface Tracing {
   /** Register first, before any other plugin or route, so every route is traced. */
@@ -11,10 +12,19 @@ export interface Tracing {
   shutdown: () => Promise<void>
 }
 
+/** W3C trace context and baggage: what a client could use to pick its trace id or turn sampling off. */
+const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'] as const
+
+/** Spans name the path only: a query can carry tokens, and the logs leave it out too. */
+function pathOf (url: string): string {
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
 // Imported on demand only: its context propagation turns on async hooks for the whole process
 // (docs/decisions/observability.md).
-export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: serviceName }: Pick<Env, 'OTEL_SERVICE_NAME'> & { OTEL_EXPORTER_OTLP_ENDPOINT: string }): Promise<Tracing> {
-  const [{ SpanStatusCode }, { FastifyOtelInstrumentation }, { NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: serviceName, TRUST_PROXY: trustProxy }: Pick<Env, 'OTEL_SERVICE_NAME' | 'TRUST_PROXY'> & { OTEL_EXPORTER_OTLP_ENDPOINT: string }): Promise<Tracing> {
+  const [{ SpanStatusCode }, { FastifyOtelInstrumentation }, { NodeTracerProvider, BatchSpanProcessor, AlwaysOnSampler }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/api'),
     import('@fastify/otel'),
     import('@opentelemetry/sdk-trace-node'),
@@ -25,6 +35,8 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
   const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` })
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
+    // Our rule, not the caller's: the default follows the parent's sampled flag, which a client sets as it likes.
+    sampler: new AlwaysOnSampler(),
     spanProcessors: [new BatchSpanProcessor(exporter)]
   })
   // The global tracer, the async-hooks context manager and the W3C traceparent propagator.
@@ -33,12 +45,23 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
   const instrumentation = new FastifyOtelInstrumentation({
     // A span per request and per handler; one per hook as well would multiply the cost for little insight.
     instrumentHooks: false,
-    requestHook: (span, request) => { span.updateName(`${request.method} ${routePattern(request)}`) }
+    requestHook: (span, request) => {
+      span.updateName(`${request.method} ${routePattern(request)}`)
+      span.setAttribute('url.path', pathOf(request.url))
+    }
   })
   instrumentation.setTracerProvider(provider)
   const tracer = provider.getTracer('agent-stack')
 
+  const isTrustedProxy = trustedProxyPredicate(trustProxy)
   const plugin = fp(async (app) => {
+    // As for request ids (request-id.ts): trace context is believed from a trusted proxy only. Added before the
+    // instrumentation's own onRequest hook, which reads these headers.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const address = request.raw.socket?.remoteAddress
+      if (address === undefined || !isTrustedProxy(address)) for (const name of TRACE_HEADERS) delete request.headers[name]
+      done()
+    })
     await app.register(instrumentation.plugin())
     // The render of a document, as a child of its request's span, from the times Server-Timing reports.
     app.addHook('onResponse', (request, reply, done) => {

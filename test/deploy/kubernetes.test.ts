@@ -4,6 +4,7 @@ import t from 'tap'
 import ts from 'typescript'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import { Deployment } from 'kubernetes-models/apps/v1'
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1'
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1'
 import type { IContainer, IProbe } from 'kubernetes-models/v1'
@@ -29,10 +30,11 @@ const MODELS = {
   'v1/Service': Service,
   'apps/v1/Deployment': Deployment,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
-  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy
 } as const
 /** The module of kubernetes-models that types each kind: for its fields, which the schemas do not close. */
-const TYPES: Record<string, string> = { v1: 'v1', 'apps/v1': 'apps/v1', 'policy/v1': 'policy/v1', 'autoscaling/v2': 'autoscaling/v2' }
+const TYPES: Record<string, string> = { v1: 'v1', 'apps/v1': 'apps/v1', 'policy/v1': 'policy/v1', 'autoscaling/v2': 'autoscaling/v2', 'networking.k8s.io/v1': 'networking.k8s.io/v1' }
 
 type K8sObject = { apiVersion: string, kind: string, metadata: { name: string, labels?: Record<string, string> }, [key: string]: unknown }
 
@@ -92,6 +94,7 @@ const service = find<Service>('Service')
 const configMap = find<ConfigMap>('ConfigMap')
 const pdb = find<PodDisruptionBudget>('PodDisruptionBudget')
 const hpa = find<HorizontalPodAutoscaler>('HorizontalPodAutoscaler')
+const networkPolicy = find<NetworkPolicy>('NetworkPolicy')
 const [secret] = readObjects('secret.template.yaml') as unknown as Secret[]
 const pod = deployment.spec!.template.spec!
 const container = pod.containers[0] as IContainer
@@ -100,7 +103,7 @@ const matches = (selector: Record<string, string> | undefined, labels: Record<st
   Object.keys(selector ?? {}).length > 0 && Object.entries(selector ?? {}).every(([key, value]) => labels?.[key] === value)
 
 t.test('the kustomization renders, and every object and the Secret template are valid Kubernetes objects', async (t) => {
-  t.same(objects.map((object) => object.kind).sort(), ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Service'])
+  t.same(objects.map((object) => object.kind).sort(), ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'PodDisruptionBudget', 'Service'])
   for (const object of [...objects, secret as unknown as K8sObject]) {
     t.doesNotThrow(() => validate(object), `${object.kind} ${object.metadata.name}`)
   }
@@ -167,6 +170,25 @@ t.test('metrics: scraped from a container port of their own, never through the S
   const annotations = deployment.spec!.template.metadata!.annotations ?? {}
   t.match(annotations, { 'prometheus.io/scrape': 'true', 'prometheus.io/port': settings.METRICS_PORT, 'prometheus.io/path': '/metrics' })
   t.notOk((service.spec!.ports ?? []).some((port) => String(port.targetPort) === 'metrics' || String(port.targetPort) === settings.METRICS_PORT), 'the Service, which the ingress routes to, leaves it out')
+})
+
+t.test('TRUST_PROXY names the proxy\'s addresses: never a hop count, `true` or a named range, under which any peer picks its own address and ids', async (t) => {
+  const { env } = loadEnv({ ...settings, SESSION_SECRET: 'a'.repeat(44), HONEYPOT_SECRET: 'b'.repeat(44) })
+  t.ok(Array.isArray(env.TRUST_PROXY), `a list of addresses or ranges (${settings.TRUST_PROXY})`)
+  t.notOk((env.TRUST_PROXY as string[]).some((entry) => ['loopback', 'linklocal', 'uniquelocal'].includes(entry)), 'no named range')
+})
+
+t.test('a NetworkPolicy lets only the ingress controller reach the app and only the scraper reach metrics', async (t) => {
+  const labels = deployment.spec!.template.metadata?.labels
+  t.ok(matches(networkPolicy.spec!.podSelector.matchLabels, labels), 'it selects the Deployment\'s pods')
+  t.same(networkPolicy.spec!.policyTypes, ['Ingress'], 'and refuses what it does not list')
+  const rules = networkPolicy.spec!.ingress ?? []
+  t.same(rules.map((rule) => (rule.ports ?? []).map((port) => port.port)), [['http'], ['metrics']], 'one rule per port, both named container ports')
+  const [app, metrics] = rules
+  t.same(app?.from, [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }], 'the app port from the ingress controller\'s namespace')
+  t.same(metrics?.from, [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }], 'metrics from Prometheus\' pods only')
+  const named = (container.ports ?? []).map((port) => port.name)
+  t.ok(named.includes('http') && named.includes('metrics'), 'the ports it names are the container\'s')
 })
 
 t.test('the settings are ones the app accepts, the secrets come from the Secret, and its template holds no usable value', async (t) => {

@@ -1,12 +1,10 @@
 import * as esbuild from 'esbuild'
-import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:https'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { DIST_DIR } from '../../src/server/app.js'
 import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/plain-http-warning.js'
 import { drainBoundMs } from '../../src/server/plugins/graceful-close.js'
@@ -15,6 +13,7 @@ import { pageData } from '../helpers/app.js'
 import { ROOT } from '../helpers/dockerfile.js'
 import { createHosts } from '../helpers/netns.js'
 import { freePort, startProcess, type ServerProcess } from '../helpers/process.js'
+import { HOSTNAME, startNginx, until } from '../helpers/nginx.js'
 import { readmeNginx, upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
 
 /**
@@ -27,7 +26,6 @@ import { readmeNginx, upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
  * instances sign differently side by side. Nothing may fail.
  */
 
-const HOSTNAME = 'agent-stack.example'
 const CLIENTS = 4
 /** Everything, setup included, ends within this; tap's own timeout is 120 s. */
 const DEADLINE_MS = 100_000
@@ -236,9 +234,12 @@ t.test('three restarts, one at a time, under steady load behind nginx, rotating 
   if (failed.length > 0) t.comment(`nginx: ${proxy.accessLog().split('\n').filter((line) => failed.some((outcome) => line.includes(outcome.id))).slice(0, 20).join('\n')}`)
 
   const logs = every.flatMap((server) => server.logs())
+  // nginx gives each request an id of its own (the client's is not believed): its access log maps them back.
+  const clientIds = new Map(proxy.accessLog().split('\n').map((line) => line.split(' ')).map(([client = '', sent = '']) => [sent, client]))
   const completions = new Map<string, number>()
   for (const line of logs) {
-    if (line.msg === 'request completed' && typeof line.requestId === 'string') completions.set(line.requestId, (completions.get(line.requestId) ?? 0) + 1)
+    const id = clientIds.get(String(line.requestId))
+    if (line.msg === 'request completed' && id !== undefined) completions.set(id, (completions.get(id) ?? 0) + 1)
   }
   const notOnce = postIds.filter((id) => completions.get(id) !== 1).map((id) => ({ id, times: completions.get(id) ?? 0 }))
   t.same(notOnce.slice(0, 20), [], `each of the ${postIds.length} POSTs was handled by exactly one instance, once`)
@@ -253,71 +254,3 @@ t.test('three restarts, one at a time, under steady load behind nginx, rotating 
   const longestGap = ends.reduce((gap, end, i) => i === 0 ? gap : Math.max(gap, end - ends[i - 1]!), 0)
   t.comment(`${outcomes.length} requests (${postIds.length} POSTs), ${during.length} during ${hosts.length} restarts over ${rolloutEnd - rolloutStart} ms: p99 ${p99} ms, longest gap ${longestGap} ms`)
 })
-
-/** Polls `check` until it holds; fails with `what` past `timeoutMs`. */
-async function until (check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await sleep(50)
-  }
-}
-
-/**
- * Debian's nginx with the README's block: the upstream servers become our
- * instances, and it listens on a free port of 127.0.0.1 with a throwaway
- * certificate; nothing else of the block changes.
- */
-async function startNginx (t: Test, work: string, servers: string[]) {
-  const dir = join(work, 'nginx')
-  mkdirSync(dir)
-  for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
-    mkdirSync(join(dir, temp))
-    chmodSync(join(dir, temp), 0o777)
-  }
-  const certificate = join(dir, 'cert.pem')
-  const key = join(dir, 'key.pem')
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', `/CN=${HOSTNAME}`, '-addext', `subjectAltName=DNS:${HOSTNAME}`, '-keyout', key, '-out', certificate], { stdio: 'ignore' })
-  const port = await freePort()
-  let server = 0
-  const block = readmeNginx()
-    .replace(/^(\s*server\s+)\S+:\d+/gm, (_match, prefix: string) => `${prefix}${servers[server++]}`)
-    .replace(/^(\s*listen\s+)\S+/m, `$1127.0.0.1:${port}`)
-    .replace(/^(\s*ssl_certificate\s+)\S+;/m, `$1${certificate};`)
-    .replace(/^(\s*ssl_certificate_key\s+)\S+;/m, `$1${key};`)
-  if (server !== servers.length) throw new Error(`the README's upstream names ${server} servers, not ${servers.length}`)
-  const accessLog = join(dir, 'access.log')
-  writeFileSync(join(dir, 'nginx.conf'), `
-daemon off;
-worker_processes 1;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
-events { worker_connections 1024; }
-http {
-  log_format rollout '$http_x_request_id $status upstream=$upstream_addr/$upstream_status $request_time';
-  access_log ${accessLog} rollout;
-  client_body_temp_path ${join(dir, 'body')};
-  proxy_temp_path ${join(dir, 'proxy')};
-  fastcgi_temp_path ${join(dir, 'fastcgi')};
-  uwsgi_temp_path ${join(dir, 'uwsgi')};
-  scgi_temp_path ${join(dir, 'scgi')};
-${block}
-}
-`)
-  const check = spawnSync('nginx', ['-t', '-q', '-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], { encoding: 'utf8' })
-  if (check.status !== 0) throw new Error(`nginx refuses the README's block: ${check.stderr}`)
-  const nginx = startProcess(t, ['nginx', '-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], {})
-  // Before startProcess's SIGKILL (teardowns run last first): a killed master would leave its worker behind.
-  t.teardown(async () => {
-    nginx.child.kill('SIGTERM')
-    if (await Promise.race([nginx.exited.then(() => true), sleep(5000).then(() => false)])) return
-    const pid = nginx.child.pid!
-    for (const worker of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean)) process.kill(Number(worker), 'SIGKILL')
-  })
-  await until(() => new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true) })
-    socket.once('error', () => resolve(false))
-  }), 10_000, 'nginx listening')
-  return { port, certificate: readFileSync(certificate), accessLog: () => readFileSync(accessLog, 'utf8') }
-}

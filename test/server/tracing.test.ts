@@ -6,10 +6,11 @@ import { startListening } from '../helpers/process.js'
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
 const PARENT_ID = '00f067aa0ba902b7'
 
-t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, GET / is a span of the incoming trace, with its render, exported over OTLP/HTTP', async (t) => {
+t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, GET / from a trusted proxy is a span of its trace, with its render, exported over OTLP/HTTP', async (t) => {
   const collector = await otlpStandIn(t)
-  const server = await startListening(t, { ...TEST_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`, OTEL_SERVICE_NAME: 'tracing-test' })
-  const page = await fetch(`${server.url}/`, { headers: { accept: 'text/html', traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } })
+  const server = await startListening(t, { ...TEST_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`, OTEL_SERVICE_NAME: 'tracing-test', TRUST_PROXY: '127.0.0.1' })
+  // The sampled flag is off: the server samples by its own rule all the same.
+  const page = await fetch(`${server.url}/?token=SECRET`, { headers: { accept: 'text/html', traceparent: `00-${TRACE_ID}-${PARENT_ID}-00` } })
   t.equal(page.status, 200)
   t.match(await page.text(), /<title>Agent Stack<\/title>/)
   await (await fetch(`${server.url}/resources/healthcheck`)).text()
@@ -25,6 +26,8 @@ t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, GET / is a span of the incoming trace,
   t.equal(request?.traceId, TRACE_ID, 'in the incoming trace')
   t.equal(request?.parentSpanId, PARENT_ID, 'as a child of the caller\'s span')
   t.equal(request?.attributes['http.route'], '/')
+  t.equal(request?.attributes['url.path'], '/', 'the path without its query')
+  t.notMatch(JSON.stringify(collector.spans), /SECRET/, 'no query string in any span')
   t.equal(request?.attributes['http.response.status_code'], 200)
   t.equal(request?.service, 'tracing-test', 'named by OTEL_SERVICE_NAME')
 
@@ -33,4 +36,19 @@ t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, GET / is a span of the incoming trace,
   t.equal(render?.parentSpanId, request?.spanId, 'within the request')
   t.same(render?.attributes, { 'page.id': 'home', 'render_cache.outcome': 'miss' })
   t.ok(collector.spans.some((span) => span.name === 'GET /resources/healthcheck' && span.traceId !== TRACE_ID), 'a request without traceparent starts a trace of its own')
+})
+
+t.test('a client that is no trusted proxy neither picks its trace id nor turns sampling off', async (t) => {
+  const collector = await otlpStandIn(t)
+  const server = await startListening(t, { ...TEST_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`, OTEL_SERVICE_NAME: 'tracing-test' })
+  for (const flags of ['01', '00']) {
+    const page = await fetch(`${server.url}/resources/healthcheck`, { headers: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-${flags}`, baggage: 'user=victim' } })
+    t.equal(page.status, 200)
+    await page.text()
+  }
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null })
+  const probes = collector.spans.filter((span) => span.name === 'GET /resources/healthcheck')
+  t.equal(probes.length, 2, 'both requests are traced, the unsampled one included')
+  t.ok(probes.every((span) => span.traceId !== TRACE_ID && span.parentSpanId === undefined), 'each in a trace of the server\'s own')
 })
