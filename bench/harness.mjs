@@ -75,6 +75,8 @@ const appEnv = (port, env = {}) => ({
   LOG_LEVEL: 'warn',
   SESSION_SECRET: 'bench-session-secret-0123456789abcdef0123456789',
   HONEYPOT_SECRET: 'bench-honeypot-secret-0123456789abcdef012345678',
+  // The cache-outcome probe reads Server-Timing, which production leaves out unless asked.
+  SERVER_TIMING: 'true',
   ...env
 })
 

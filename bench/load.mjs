@@ -10,13 +10,22 @@ let runs = 0
 /**
  * The addresses of a run, when they vary: `unique`, a new query string on
  * every request (each one renders); `mixed`, a share of those among requests
- * for a fixed set of popular addresses.
+ * for a fixed set of popular addresses, each unique one asked for `uniqueAsks`
+ * times in a row (an attacker asking twice to get past admission).
  */
 function addressesFor ({ path, addresses }) {
   if (!addresses) return undefined
   const prefix = `${process.pid.toString(36)}-${(++runs).toString(36)}`
   let count = 0
-  const unique = () => `${path}?unique=${prefix}-${(++count).toString(36)}`
+  let asksLeft = 0
+  const unique = () => {
+    if (asksLeft === 0) {
+      count++
+      asksLeft = addresses.uniqueAsks ?? 1
+    }
+    asksLeft--
+    return `${path}?unique=${prefix}-${count.toString(36)}`
+  }
   const next = addresses.kind === 'unique'
     ? unique
     : () => Math.random() < addresses.uniqueShare ? unique() : `${path}?popular=${Math.floor(Math.random() * addresses.popular)}`

@@ -104,7 +104,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(themeCookie, { secure })
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
-  await app.register(documentTimingPlugin)
+  await app.register(documentTimingPlugin, { header: (env.SERVER_TIMING ?? (secure ? 'false' : 'true')) === 'true' })
   await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, cache: options.renderCache, devTools: options.devTools })
   await app.register(pageLoading, { loaders })
   await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })

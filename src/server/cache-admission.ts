@@ -1,27 +1,61 @@
-// Admission on second sighting, so a flood of one-off addresses (scanners, `?utm_*`) never evicts what is cached.
-// Two generations of hashes bound the memory: a key is remembered for between `capacity / 2` and `capacity` later
-// sightings, and a collision only admits a key one sighting early.
-// See docs/decisions/pages-rendered-per-request.md.
-export class SecondSighting {
-  readonly #generationSize: number
-  #young = new Set<number>()
-  #old = new Set<number>()
+// TinyLFU admission (Einziger, Friedman and Manes, "TinyLFU: A Highly Efficient Cache Admission Policy", 2017): a
+// count-min sketch of how often each key was asked for, aged by halving. A document is kept from its second request,
+// and once the cache is full it displaces the least recently used only if it was asked for more often. A client that
+// asks twice for each of many addresses gets counts of two, which lose to any page asked for more. Memory is fixed:
+// four 4-bit counters a key, stored a byte each. See docs/decisions/pages-rendered-per-request.md.
 
+const DEPTH = 4
+const MAX_COUNT = 15
+/** Increments between two halvings, per counter of a row: the sketch's notion of "recently". */
+const SAMPLE_FACTOR = 10
+
+export class FrequencySketch {
+  readonly #counters: Uint8Array
+  readonly #mask: number
+  readonly #sampleSize: number
+  #additions = 0
+
+  /** `capacity`: about how many distinct keys it tells apart, rounded up to a power of two. */
   constructor (capacity = 16_384) {
-    if (!Number.isInteger(capacity) || capacity < 2) throw new RangeError('SecondSighting: capacity must be an integer ≥ 2')
-    this.#generationSize = capacity / 2
+    if (!Number.isInteger(capacity) || capacity < 2) throw new RangeError('FrequencySketch: capacity must be an integer ≥ 2')
+    const width = 2 ** Math.ceil(Math.log2(capacity))
+    this.#counters = new Uint8Array(width * DEPTH)
+    this.#mask = width - 1
+    this.#sampleSize = width * SAMPLE_FACTOR
   }
 
-  /** Records a sighting of `key`; true when it had been seen before (and is still remembered). */
-  seen (key: string): boolean {
+  /** Counts one request for `key`; returns its estimated count, this one included. */
+  add (key: string): number {
+    const slots = this.#slots(key)
+    const estimate = this.#estimate(slots)
+    // Conservative update: only the counters at the minimum grow, which keeps collisions from inflating counts.
+    if (estimate < MAX_COUNT) for (const slot of slots) if (this.#counters[slot] === estimate) this.#counters[slot]++
+    if (++this.#additions >= this.#sampleSize) this.#halve()
+    return Math.min(estimate + 1, MAX_COUNT)
+  }
+
+  frequency (key: string): number {
+    return this.#estimate(this.#slots(key))
+  }
+
+  #estimate (slots: number[]): number {
+    let min = MAX_COUNT
+    for (const slot of slots) min = Math.min(min, this.#counters[slot]!)
+    return min
+  }
+
+  /** One counter per row, from two halves of the key's hash (double hashing). */
+  #slots (key: string): number[] {
     const hash = hashKey(key)
-    if (this.#young.has(hash) || this.#old.has(hash)) return true
-    if (this.#young.size >= this.#generationSize) {
-      this.#old = this.#young
-      this.#young = new Set()
-    }
-    this.#young.add(hash)
-    return false
+    const low = hash >>> 0
+    const high = Math.floor(hash / 4294967296) | 1
+    const width = this.#mask + 1
+    return Array.from({ length: DEPTH }, (_, row) => row * width + ((low + Math.imul(row, high)) & this.#mask))
+  }
+
+  #halve (): void {
+    for (let index = 0; index < this.#counters.length; index++) this.#counters[index]! >>= 1
+    this.#additions = Math.floor(this.#additions / 2)
   }
 }
 

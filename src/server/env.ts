@@ -40,6 +40,9 @@ export const EnvSchema = Type.Object({
   })),
   OPENREPLAY_INSECURE: Bool('false'),
   SERVE_SOURCE_MAPS: Bool('false'),
+  // Unset: on outside production. A document's render time and cache outcome tell a client whether someone else
+  // recently asked for the same page; metrics and traces keep them either way.
+  SERVER_TIMING: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: '"true" or "false"' })),
   // Unset: no metrics are collected at all.
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'a port number from 0 to 65535, other than PORT' })),
   METRICS_HOST: Host(),

@@ -1,6 +1,6 @@
 import { PassThrough, Transform } from 'node:stream'
 import type { PageData } from '../shared/page-data.js'
-import { SecondSighting } from './cache-admission.js'
+import { FrequencySketch } from './cache-admission.js'
 
 // Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are
 // cut out as slots. Only a document asked for twice is kept, so one-off pages never push out the popular ones.
@@ -69,7 +69,7 @@ export interface RenderCacheOptions {
   maxChars?: number
   /** Larger data is rendered every time: it is unlikely to repeat. */
   maxKeyChars?: number
-  /** How many keys seen once are remembered, waiting for their second sighting. */
+  /** About how many distinct keys the admission sketch counts apart (cache-admission.ts). */
   admissionMemory?: number
 }
 
@@ -85,7 +85,7 @@ export class RenderCache {
   readonly #entries = new Map<string, { template: Template, chars: number }>()
   readonly #maxChars: number
   readonly #maxKeyChars: number
-  readonly #sightings: SecondSighting
+  readonly #frequencies: FrequencySketch
   #chars = 0
   #hits = 0
   #misses = 0
@@ -94,7 +94,7 @@ export class RenderCache {
   constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024, admissionMemory = 16_384 }: RenderCacheOptions = {}) {
     this.#maxChars = maxChars
     this.#maxKeyChars = maxKeyChars
-    this.#sightings = new SecondSighting(admissionMemory)
+    this.#frequencies = new FrequencySketch(admissionMemory)
   }
 
   get size (): number {
@@ -111,6 +111,8 @@ export class RenderCache {
       this.#misses++
       return undefined
     }
+    // A hit counts as a request too: what is served from the cache must keep outranking newcomers.
+    if (key.length <= this.#maxKeyChars) this.#frequencies.add(key)
     this.#hits++
     this.#entries.delete(key)
     this.#entries.set(key, entry)
@@ -122,19 +124,35 @@ export class RenderCache {
     const chars = key.length + template.parts.reduce((sum, part) => sum + part.length, 0)
     if (chars > this.#maxChars) return
     this.#forget(key)
+    if (!this.#makesRoom(key, chars)) return
     this.#entries.set(key, { template, chars })
     this.#chars += chars
-    for (const [oldest, entry] of this.#entries) {
-      if (this.#chars <= this.#maxChars) break
-      this.#entries.delete(oldest)
-      this.#chars -= entry.chars
-      this.#evictions++
-    }
   }
 
   /** After a miss: whether the document about to be rendered is worth keeping (asked for before, and small enough). */
   admits (key: string): boolean {
-    return key.length <= this.#maxKeyChars && this.#sightings.seen(key)
+    return key.length <= this.#maxKeyChars && this.#frequencies.add(key) >= 2
+  }
+
+  /**
+   * Evicts, least recently used first, what `chars` more need, but only documents asked for no more often than `key`
+   * (TinyLFU): when one of those that would go was asked for more, nothing is evicted and `key` is not kept.
+   */
+  #makesRoom (key: string, chars: number): boolean {
+    let freed = 0
+    const victims: string[] = []
+    const frequency = this.#frequencies.frequency(key)
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#chars - freed + chars <= this.#maxChars) break
+      if (this.#frequencies.frequency(oldest) > frequency) return false
+      victims.push(oldest)
+      freed += entry.chars
+    }
+    for (const victim of victims) {
+      this.#forget(victim)
+      this.#evictions++
+    }
+    return true
   }
 
   capture (key: string, fillings: Fillings): Capture {

@@ -3,7 +3,9 @@ import t from 'tap'
 import { serverTiming } from '../../src/server/plugins/document-timing.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
-import { build, postForm } from '../helpers/app.js'
+import { loadEnv } from '../../src/server/env.js'
+import { build, postForm, TEST_SECRETS } from '../helpers/app.js'
+import { scrape, valueOf } from '../helpers/metrics.js'
 
 const HTML = { accept: 'text/html' }
 const TIMING = /^render;dur=\d+\.\d, cache;desc=(hit|miss|bypass)$/
@@ -55,4 +57,21 @@ t.test('redirects, JSON, probes and static files carry no Server-Timing', async 
     t.ok(response.statusCode < 500, `${what}: ${response.statusCode}`)
     t.equal(response.headers['server-timing'], undefined, `${what}: none`)
   }
+})
+
+t.test('production leaves Server-Timing out, since it tells whether someone else asked for the page, unless SERVER_TIMING turns it on; metrics keep the outcome', async (t) => {
+  const third = async (env: Record<string, string>) => {
+    const { app } = await build(t, { env: { NODE_ENV: 'production', METRICS_PORT: '0', ...env } })
+    for (let visit = 0; visit < 2; visit++) await app.inject({ url: '/', headers: HTML })
+    const response = await app.inject({ url: '/', headers: HTML })
+    t.equal(response.statusCode, 200)
+    return { header: response.headers['server-timing'], hits: valueOf(await scrape(app), 'document_render_duration_seconds_count', { cache: 'hit' }) }
+  }
+  t.same(await third({}), { header: undefined, hits: 1 }, 'off in production; the metric still counts the hit')
+  t.same(await third({ SERVER_TIMING: 'false' }), { header: undefined, hits: 1 })
+  t.match(await third({ SERVER_TIMING: 'true' }), { header: /^render;dur=\d+\.\d, cache;desc=hit$/ }, 'on when the operator asks')
+})
+
+t.test('SERVER_TIMING is "true" or "false", or start-up stops naming it', async (t) => {
+  t.throws(() => loadEnv({ ...TEST_SECRETS, SERVER_TIMING: 'yes' }), /SERVER_TIMING/)
 })

@@ -37,8 +37,13 @@ export function serverTiming (renderMs: number, cache: CacheOutcome): string {
   return `render;dur=${renderMs.toFixed(1)}, cache;desc=${cache}`
 }
 
+export interface DocumentTimingOptions {
+  /** Whether documents say their timing in Server-Timing (SERVER_TIMING); the timing is kept for metrics either way. */
+  header: boolean
+}
+
 /** Redirects, JSON and the probes never call timeDocument, so they get no Server-Timing header. */
-export const documentTimingPlugin = fp(async (app) => {
+export const documentTimingPlugin = fp<DocumentTimingOptions>(async (app, { header }) => {
   app.decorateReply(TIMING, null)
   app.decorateReply('timeDocument', function (this: FastifyReply, page: string, cache: CacheOutcome) {
     (this as FastifyReply & TimingSlot)[TIMING] = { page, cache, startedAt: performance.now(), renderMs: undefined, failed: false }
@@ -51,7 +56,7 @@ export const documentTimingPlugin = fp(async (app) => {
     const timing = documentTiming(reply)
     if (timing && timing.renderMs === undefined) {
       timing.renderMs = performance.now() - timing.startedAt
-      reply.header('Server-Timing', serverTiming(timing.renderMs, timing.cache))
+      if (header) reply.header('Server-Timing', serverTiming(timing.renderMs, timing.cache))
     }
     done(null, payload)
   })
