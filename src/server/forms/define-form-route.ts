@@ -6,6 +6,7 @@ import { safeRedirect } from '../../shared/safe-redirect.js'
 import type { PageDefinition } from '../../ui/page-table.js'
 import { clientError, ERRORS, errorBody } from '../errors.js'
 import type { FlashToastInput } from '../flash-toast.js'
+import type { Toast } from '../../shared/page-data.js'
 import { HoneypotError, type HoneypotErrorCode } from '../honeypot.js'
 import { varyByAccept, wantsJson } from '../negotiation.js'
 import { readRequestInfo } from '../request-info.js'
@@ -40,6 +41,8 @@ export interface FormRouteOptions<S extends TObject> {
   /** Runs only for answers that passed every check: same site, a person, the schema. One that sends the reply itself has the last word. */
   handle: (context: FormContext<Static<S>>) => FormOutcome<Static<S>> | undefined | void | Promise<FormOutcome<Static<S>> | undefined | void>
   bodyLimit?: number
+  /** Why the form takes fields its schema does not name. Without it the schema is closed: an unnamed field is refused. */
+  acceptUnknownFields?: string
 }
 
 /** Register it like any plugin: `app.register(route)`. */
@@ -59,10 +62,10 @@ const SEND_AGAIN: Record<HoneypotErrorCode, string> = {
 // Cross-site and media-type checks before the body is read, then the honeypot, then the schema, and only then
 // `handle`; a refusal shows the page again with a 422 (docs/decisions/forms-answer-422.md).
 export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>): FormRoute {
-  const { page, schema, handle, bodyLimit } = options
+  const { page, schema, handle, bodyLimit, acceptUnknownFields } = options
   const path = options.path ?? page.path
   if (!path) throw new TypeError(`defineFormRoute: the page "${page.id}" has no path; give the route a \`path\`.`)
-  const form = new FormSchema(schema)
+  const form = new FormSchema(schema, { acceptUnknownFields })
   const successTarget = page.path && !page.path.includes(':') ? page.path : '/'
 
   const route = async (app: FastifyInstance) => {
@@ -84,6 +87,19 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       }
       await showAgain(request, reply, 422, body, { message, errors })
       return reply
+    }
+
+    /**
+     * The work is done by now: a toast the schema refuses (toast-schema.ts bounds every accepted one to fit its
+     * cookie) is the engineer's error, logged, and the visitor still gets the success, without the toast.
+     */
+    function setToast (request: FastifyRequest, reply: FastifyReply, input: FlashToastInput): Toast | undefined {
+      try {
+        return flashToasts.set(reply, input)
+      } catch (error) {
+        request.log.error({ err: error, route: path }, 'the form\'s toast was refused; the form succeeded without it')
+        return undefined
+      }
     }
 
     app.post(path, {
@@ -119,7 +135,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       const errors = outcome?.errors as FieldErrors | undefined
       if (errors && Object.keys(errors).length > 0) return refuse(request, reply, fields, errors)
 
-      const toast = outcome?.toast ? flashToasts.set(reply, outcome.toast) : undefined
+      const toast = outcome?.toast ? setToast(request, reply, outcome.toast) : undefined
       const redirectTo = safeRedirect(outcome?.redirectTo ?? successTarget)
       if (!wantsJson(request)) return reply.redirect(redirectTo, 303)
       const answer: FormSuccessBody = { ok: true, redirectTo, ...(toast ? { toast } : {}) }

@@ -22,6 +22,13 @@ interface Field {
 const DECIMAL = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/
 const TRUE = new Set(['on', 'true'])
 const FALSE = new Set(['off', 'false'])
+/** Names that mean something to every object: refused unless a form names them as fields. */
+const OBJECT_NAMES = new Set(['__proto__', 'constructor', 'prototype'])
+
+export interface FormSchemaOptions {
+  /** Why this form takes fields its schema does not name; without it, an unnamed field refuses the answers. */
+  acceptUnknownFields?: string
+}
 
 export class FormSchema<S extends TObject> {
   readonly schema: S
@@ -30,13 +37,19 @@ export class FormSchema<S extends TObject> {
   readonly #fields: Map<string, Field>
   readonly #check: Validator<{}, S>
 
-  constructor (schema: S) {
+  constructor (schema: S, { acceptUnknownFields }: FormSchemaOptions = {}) {
     if ((schema as { type?: unknown }).type !== 'object' || typeof schema.properties !== 'object') {
       throw new TypeError('defineFormRoute: `schema` must be a Type.Object of the form\'s fields.')
     }
+    const declared = (schema as { additionalProperties?: unknown }).additionalProperties
+    const open = declared !== undefined && declared !== false
+    if (open && !acceptUnknownFields) {
+      throw new TypeError('defineFormRoute: the schema takes fields it does not name (additionalProperties); give `acceptUnknownFields` the reason, or name every field.')
+    }
     const required = new Set<string>((schema as { required?: string[] }).required ?? [])
     this.schema = schema
-    this.#check = Compile(schema)
+    // Closed unless the form says why not: a handler never meets a field nobody planned for.
+    this.#check = Compile(acceptUnknownFields ? schema : { ...schema, additionalProperties: false } as S)
     this.#fields = new Map(Object.entries(schema.properties as Record<string, TSchema & FieldSchema>).map(([name, field]) => [name, {
       name,
       schema: field,
@@ -49,12 +62,14 @@ export class FormSchema<S extends TObject> {
   // A URL-encoded form sends every field as text, so `fromForm` reads it as a person meant it: an empty box as no
   // answer, digits as a number for a number field, a ticked box (`on`) as true, one value as a list of one.
   read (body: Record<string, unknown>, { fromForm, ignore }: { fromForm: boolean, ignore: ReadonlySet<string> }): FormRead<Static<S>> {
-    // Own properties, made as such: assigning a field named `__proto__` would set the object's prototype instead.
-    const candidate: Record<string, unknown> = Object.fromEntries(Object.keys(body).flatMap((name) => {
-      if (ignore.has(name)) return []
+    // No prototype: `__proto__` and `constructor` are plain names here, and nothing is inherited.
+    const candidate: Record<string, unknown> = Object.create(null)
+    for (const name of Object.keys(body)) {
+      if (ignore.has(name)) continue
+      if (OBJECT_NAMES.has(name) && !this.#fields.has(name)) return { ok: false, errors: {}, message: UNEXPECTED_FIELDS }
       const value = fromForm ? this.#fromForm(name, body[name]) : body[name]
-      return value === undefined ? [] : [[name, value]]
-    }))
+      if (value !== undefined) candidate[name] = value
+    }
     if (this.#check.Check(candidate)) return { ok: true, value: candidate as Static<S> }
 
     const errors: FieldErrors = {}

@@ -389,6 +389,71 @@ t.test('a handler that answers itself has the last word', async (t) => {
   t.same(logs.filter((line) => line.level >= 40), [], 'nothing sent twice')
 })
 
+t.test('a schema is closed unless the form says why: unknown fields, `__proto__` and `constructor` are refused, the values have no prototype', async (t) => {
+  const seen: unknown[] = []
+  const { app } = await build(t, {
+    pages: [...PAGES, CONTACT_PAGE],
+    loaders: new Map([contactLoader]),
+    forms: [defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ note: Type.String() }), handle: ({ values }) => { seen.push(values) } })],
+    honeypot: { timing: false }
+  })
+  const props = await renderedHoneypot(app, CONTACT_PATH)
+  const json = (body: string) => app.inject({ method: 'POST', url: CONTACT_PATH, headers: { ...SAME_ORIGIN, 'content-type': 'application/json', accept: 'application/json' }, payload: body })
+  const honeypot = JSON.stringify(withHoneypot(props, {})).slice(1, -1)
+  for (const extra of ['"isAdmin":true', '"constructor":"x"', '"nested":{"a":1}']) {
+    const response = await json(`{${honeypot},"note":"hi",${extra}}`)
+    t.equal(response.statusCode, 422, extra)
+    t.equal(response.json().message, UNEXPECTED_FIELDS)
+  }
+  t.equal((await json(`{${honeypot},"note":"hi","__proto__":[1]}`)).statusCode, 400, 'Fastify\'s JSON parser refuses __proto__ itself')
+  for (const extra of ['isAdmin=true', '__proto__=x', '__proto__%5B%5D=1', 'constructor=x']) {
+    const payload = `${new URLSearchParams(withHoneypot(props, { note: 'hi' }) as Record<string, string>)}&${extra}`
+    const form = await app.inject({ method: 'POST', url: CONTACT_PATH, headers: { ...SAME_ORIGIN, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, payload })
+    t.equal(form.statusCode, 422, `a form field the schema does not name, without additionalProperties: false: ${extra}`)
+  }
+  t.equal(seen.length, 0, 'the handler never ran')
+  t.equal((await json(`{${honeypot},"note":"hi"}`)).statusCode, 200)
+  t.equal(Object.getPrototypeOf(seen[0]), null, 'the values have no prototype')
+  t.same({ ...seen[0] as object }, { note: 'hi' })
+})
+
+t.test('a form opts into unknown fields with a reason; even then `__proto__` and `constructor` are refused', async (t) => {
+  const seen: Array<Record<string, unknown>> = []
+  const { app } = await build(t, {
+    pages: [...PAGES, CONTACT_PAGE],
+    loaders: new Map([contactLoader]),
+    forms: [defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ note: Type.String() }), acceptUnknownFields: 'a survey whose questions change weekly', handle: ({ values }) => { seen.push(values) } })],
+    honeypot: { timing: false }
+  })
+  const props = await renderedHoneypot(app, CONTACT_PATH)
+  t.equal((await postForm(app, CONTACT_PATH, withHoneypot(props, { note: 'hi', q7: 'yes' }), { accept: 'application/json' })).statusCode, 200)
+  t.same({ ...seen[0] }, { note: 'hi', q7: 'yes' })
+  for (const extra of ['__proto__=x', 'constructor=x', 'prototype=x']) {
+    const payload = `${new URLSearchParams(withHoneypot(props, { note: 'hi' }) as Record<string, string>)}&${extra}`
+    const refused = await app.inject({ method: 'POST', url: CONTACT_PATH, headers: { ...SAME_ORIGIN, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, payload })
+    t.equal(refused.statusCode, 422, extra)
+  }
+  t.equal(seen.length, 1)
+  t.throws(() => defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ note: Type.String() }, { additionalProperties: true }), handle: () => undefined }), /acceptUnknownFields/, 'an open schema without a reason is refused when the route is defined')
+})
+
+t.test('a toast the schema refuses is the engineer\'s error in the log, never a 500 after the work is done', async (t) => {
+  let handled = 0
+  const { app, logs } = await build(t, {
+    pages: [...PAGES, CONTACT_PAGE],
+    loaders: new Map([contactLoader]),
+    forms: [defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ note: Type.String() }), handle: () => { handled++; return { toast: { description: '€'.repeat(1000) } } } })],
+    honeypot: { timing: false },
+    allowErrorLogs: true
+  })
+  const props = await renderedHoneypot(app, CONTACT_PATH)
+  const response = await postForm(app, CONTACT_PATH, withHoneypot(props, { note: 'hi' }))
+  t.equal(response.statusCode, 303, 'the visitor is told it worked, since it did')
+  t.equal(setCookie(response, FLASH_TOAST_COOKIE), undefined, 'without the toast')
+  t.equal(handled, 1)
+  t.match(logs.filter((line) => line.level === 50), [{ msg: /toast was refused/, route: CONTACT_PATH }])
+})
+
 t.test('a form route needs an object schema and an address', async (t) => {
   t.throws(() => defineFormRoute({ page: CONTACT_PAGE, schema: Type.String() as never, handle: () => undefined }), /must be a Type\.Object/)
   t.throws(() => defineFormRoute({ page: { ...CONTACT_PAGE, path: undefined }, schema: Type.Object({}), handle: () => undefined }), /has no path/)
