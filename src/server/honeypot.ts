@@ -33,7 +33,7 @@ export interface HoneypotOptions {
   secret: string | readonly string[]
   nameFieldName?: string
   validFromFieldName?: string
-  /** Refused sooner than this after rendering (default 2 s), or later than maxAgeMs (24 h). */
+  /** Refused sooner than this after rendering (default 2 s), or later than maxAgeMs (1 h: a person fills a form in minutes). */
   minDelayMs?: number
   maxAgeMs?: number
   clockSkewMs?: number
@@ -50,7 +50,8 @@ export class Honeypot {
   readonly #clockSkewMs: number
   readonly #timing: boolean
   readonly #now: () => number
-  #issued: { at: number, token: string } | undefined
+  /** By form: one entry per page that shows forms, so bounded by the page table. */
+  readonly #issued = new Map<string, { at: number, token: string }>()
 
   constructor (options: HoneypotOptions) {
     const {
@@ -58,7 +59,7 @@ export class Honeypot {
       nameFieldName = 'name__confirm',
       validFromFieldName = 'from__confirm',
       minDelayMs = 2000,
-      maxAgeMs = 24 * 60 * 60 * 1000,
+      maxAgeMs = 60 * 60 * 1000,
       clockSkewMs = 5000,
       timing = true,
       now = Date.now
@@ -86,13 +87,15 @@ export class Honeypot {
     this.#now = now
   }
 
-  getInputProps (): HoneyProps {
+  /**
+   * The fields for the forms of `form` (the page's id): its token is sealed with that name as additional data, so it
+   * opens for that form's route only (docs/decisions/honeypot-tokens.md).
+   */
+  getInputProps (form = ''): HoneyProps {
     const now = Math.floor(this.#now())
-    const issued = this.#issued
+    const issued = this.#issued.get(form)
     // A clock that went back (tests, NTP) issues afresh rather than hand out a timestamp from its future.
-    const token = issued && now >= issued.at && now - issued.at < TOKEN_REUSE_MS
-      ? issued.token
-      : (this.#issued = { at: now, token: this.#encrypt(String(now)) }).token
+    const token = issued && now >= issued.at && now - issued.at < TOKEN_REUSE_MS ? issued.token : this.#issue(form, now)
     return {
       nameFieldName: this.nameFieldName,
       validFromFieldName: this.validFromFieldName,
@@ -100,8 +103,11 @@ export class Honeypot {
     }
   }
 
-  /** Throws HoneypotError when the submission looks automated or stale, and nothing else, whatever `fields` is. */
-  check (fields: Record<string, unknown> | null | undefined | unknown): void {
+  /**
+   * Throws HoneypotError when the submission looks automated or stale, or carries a token issued for another form,
+   * and nothing else, whatever `fields` is.
+   */
+  check (fields: Record<string, unknown> | null | undefined | unknown, form = ''): void {
     const honey = readField(fields, this.nameFieldName)
     if (honey === undefined) throw new HoneypotError('HONEYPOT_MISSING')
     // Exactly the empty string: a repeated field (array) or anything else counts as filled.
@@ -109,7 +115,7 @@ export class Honeypot {
 
     const token = readField(fields, this.validFromFieldName)
     if (token === undefined || token === '') throw new HoneypotError('TIMESTAMP_MISSING')
-    const validFrom = this.#decrypt(token)
+    const validFrom = this.#decrypt(token, form)
     if (validFrom === null) throw new HoneypotError('TIMESTAMP_INVALID')
     if (!this.#timing) return
 
@@ -119,19 +125,26 @@ export class Honeypot {
     if (now - validFrom > this.#maxAgeMs) throw new HoneypotError('EXPIRED')
   }
 
-  #encrypt (plaintext: string): string {
+  #issue (form: string, now: number): string {
+    const token = this.#encrypt(String(now), form)
+    this.#issued.set(form, { at: now, token })
+    return token
+  }
+
+  #encrypt (plaintext: string, form: string): string {
     const iv = randomBytes(IV_BYTES)
     const cipher = createCipheriv(ALGORITHM, this.#keys[0] as Buffer, iv)
+    cipher.setAAD(Buffer.from(form, 'utf8'))
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
     return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url')
   }
 
-  #decrypt (token: unknown): number | null {
+  #decrypt (token: unknown, form: string): number | null {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS || !BASE64URL.test(token)) return null
     const bytes = Buffer.from(token, 'base64url')
     if (bytes.length <= IV_BYTES + TAG_BYTES) return null
     for (const key of this.#keys) {
-      const plaintext = open(key, bytes)
+      const plaintext = open(key, bytes, form)
       if (plaintext === null) continue
       if (!DIGITS.test(plaintext)) return null
       const timestamp = Number(plaintext)
@@ -142,9 +155,10 @@ export class Honeypot {
 }
 
 /** iv | ciphertext | tag opened with one key, or null when that key did not seal it. */
-function open (key: Buffer, bytes: Buffer): string | null {
+function open (key: Buffer, bytes: Buffer, form: string): string | null {
   try {
     const decipher = createDecipheriv(ALGORITHM, key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
+    decipher.setAAD(Buffer.from(form, 'utf8'))
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
     return Buffer.concat([
       decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
@@ -155,9 +169,12 @@ function open (key: Buffer, bytes: Buffer): string | null {
   }
 }
 
-/** The check at the top of a form route; the error handler answers a refusal and logs its code. */
-export function assertHuman (request: FastifyRequest): void {
-  request.server.honeypot.check(request.body)
+/**
+ * The check at the top of a form route; the error handler answers a refusal and logs its code. `form`: the id of the
+ * page that shows the form, whose token alone it accepts.
+ */
+export function assertHuman (request: FastifyRequest, form: string): void {
+  request.server.honeypot.check(request.body, form)
 }
 
 /** An own property of a parsed body, or undefined; guarded, since only HoneypotError may be thrown. */

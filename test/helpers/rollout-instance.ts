@@ -7,7 +7,7 @@ import { serve } from '../../src/server/serve.js'
 await serve({
   routes (app) {
     app.post('/test/form', async (request, reply) => {
-      assertHuman(request)
+      assertHuman(request, 'home')
       app.flashToasts.set(reply, { type: 'success', description: 'Sent.', id: request.id })
       return reply.redirect('/', 303)
     })

@@ -109,7 +109,7 @@ t.test('a form rendered from the cache passes the honeypot', async (t) => {
     honeypot: { timing: false },
     routes (app) {
       app.post('/test/contact', async (request, reply) => {
-        assertHuman(request)
+        assertHuman(request, 'home')
         return reply.redirect('/', 303)
       })
     }

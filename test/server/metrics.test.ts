@@ -138,7 +138,7 @@ t.test('theme switches by theme, refused cross-site posts and honeypot rejection
     env: METRICS_ON,
     routes (scope) {
       scope.post('/test/contact', async (request, reply) => {
-        assertHuman(request)
+        assertHuman(request, 'home')
         return reply.redirect('/', 303)
       })
     }

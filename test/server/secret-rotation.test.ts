@@ -27,7 +27,7 @@ async function instance (test: Parameters<typeof build>[0], secrets: readonly st
     honeypot: { now: () => clock.now },
     routes (scope) {
       scope.post('/test/form', async (request, reply) => {
-        assertHuman(request)
+        assertHuman(request, 'home')
         scope.flashToasts.set(reply, { type: 'success', description: SENT })
         return reply.redirect('/', 303)
       })
@@ -53,7 +53,7 @@ t.test('each step of a rotation runs beside the one before it: no honest form is
     const before = fleet[step - 1]!
     const after = fleet[step]!
     const names = `[${STEPS[step - 1]!.map(name).join(', ')}] beside [${STEPS[step]!.map(name).join(', ')}]`
-    // The last step only once no form from the first is still open (24 h): a form the old list rendered is then too old anyway.
+    // The last step only once no form from the first is still open (an hour): a form the old list rendered is then too old anyway.
     const pairs: Array<[string, Instance, Instance]> = step === STEPS.length - 1
       ? [['new renders, old receives', after, before]]
       : [['old renders, new receives', before, after], ['new renders, old receives', after, before]]

@@ -112,7 +112,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       varyByAccept(reply.header('Cache-Control', 'no-store'))
 
       try {
-        honeypot.check(fields)
+        honeypot.check(fields, page.id)
       } catch (error) {
         if (!(error instanceof HoneypotError) || wantsJson(request)) throw error
         // Answered here rather than by the error handler, so counted here.

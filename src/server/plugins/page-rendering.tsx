@@ -68,7 +68,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
       env: publicConfig,
       assets: assetsOf(page.id),
       requestInfo: requestInfo ?? readRequestInfo(request),
-      honeyProps: app.honeypot.getInputProps(),
+      honeyProps: app.honeypot.getInputProps(page.id),
       toast: app.flashToasts.take(request, reply),
       page
     }

@@ -454,6 +454,15 @@ t.test('a toast the schema refuses is the engineer\'s error in the log, never a 
   t.match(logs.filter((line) => line.level === 50), [{ msg: /toast was refused/, route: CONTACT_PATH }])
 })
 
+t.test('a honeypot token rendered on another page is refused: tokens are bound to their form', async (t) => {
+  const { app, received } = await buildContact(t)
+  const home = await renderedHoneypot(app, '/')
+  const replayed = await postForm(app, CONTACT_PATH, withHoneypot(home, VALID), { accept: 'application/json' })
+  t.equal(replayed.statusCode, 400)
+  t.equal(replayed.json().message, ERRORS.TIMESTAMP_INVALID.message)
+  t.equal(received.length, 0)
+})
+
 t.test('a form route needs an object schema and an address', async (t) => {
   t.throws(() => defineFormRoute({ page: CONTACT_PAGE, schema: Type.String() as never, handle: () => undefined }), /must be a Type\.Object/)
   t.throws(() => defineFormRoute({ page: { ...CONTACT_PAGE, path: undefined }, schema: Type.Object({}), handle: () => undefined }), /has no path/)
