@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
+import { timeoutOptions } from './timeouts.js'
 
 export interface MetricsListener {
   port: number
@@ -8,7 +9,8 @@ export interface MetricsListener {
 
 /** A listener of its own, never the public port: what the metrics tell (routes, load, errors) is for the operator alone. */
 export async function listenForMetrics (registry: Registry, { port, host }: MetricsListener, logger: FastifyBaseLogger): Promise<FastifyInstance> {
-  const server = Fastify({ loggerInstance: logger.child({ listener: 'metrics' }) })
+  // The main listener's timeouts: a client that sends half its headers is let go here too.
+  const server = Fastify({ loggerInstance: logger.child({ listener: 'metrics' }), ...timeoutOptions() })
   // A scrape every few seconds: no access log at info.
   server.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('Cache-Control', 'no-store').type(registry.contentType)

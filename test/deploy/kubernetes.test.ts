@@ -12,6 +12,7 @@ import { parseAllDocuments } from 'yaml'
 import { DIST_DIR } from '../../src/server/app.js'
 import { EnvError, EnvSchema, loadEnv } from '../../src/server/env.js'
 import { drainBoundMs } from '../../src/server/plugins/graceful-close.js'
+import { SAMPLE_INTERVAL_MS } from '../../src/server/plugins/load-shedding.js'
 import { build } from '../helpers/app.js'
 import { readImage, ROOT } from '../helpers/dockerfile.js'
 import { upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
@@ -220,6 +221,17 @@ t.test('probes: startup, readiness and liveness ask the app paths it answers, on
     const answer = await app.inject({ url: probe?.httpGet?.path ?? '/' })
     t.equal(answer.statusCode, 200, `${name}: the app answers ${path} with 200`)
   }
+})
+
+t.test('probes tolerate one slow answer, and wait longer than the app takes to answer or shed load', async (t) => {
+  const readiness = container.readinessProbe!
+  const liveness = container.livenessProbe!
+  for (const [name, probe] of [['readiness', readiness], ['liveness', liveness]] as const) {
+    t.ok((probe.failureThreshold ?? 3) >= 2 && (probe.failureThreshold ?? 3) <= 3, `${name}: a failure threshold of 2 or 3 (${probe.failureThreshold})`)
+    const promisedMs = Number(settings.LOAD_SHEDDING_DELAY_MS) + SAMPLE_INTERVAL_MS
+    t.ok(Number(settings.LOAD_SHEDDING_DELAY_MS) > 0 && (probe.timeoutSeconds ?? 1) * 1000 >= 2 * promisedMs, `${name}: timeoutSeconds (${probe.timeoutSeconds} s) at least twice what load shedding takes to react (${promisedMs} ms)`)
+  }
+  t.ok(Number(settings.LOAD_SHEDDING_DELAY_MS) + SAMPLE_INTERVAL_MS < 1000, 'load shedding reacts before the event loop stalls a second')
 })
 
 t.test('shutdown: the grace period covers the preStop pause and the whole drain, and the drain\'s delay covers a readiness period', async (t) => {

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { assertHuman } from '../../src/server/honeypot.js'
 import { listenForMetrics } from '../../src/server/metrics-server.js'
+import { timeoutOptions } from '../../src/server/timeouts.js'
 import { Metrics, statusClass } from '../../src/server/metrics.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
@@ -37,6 +38,8 @@ t.test('the metrics listener serves the Prometheus text format at GET /metrics, 
   await app.inject({ url: '/', headers: HTML })
   const listener = await listenForMetrics(app.metrics!.registry, { port: 0, host: '127.0.0.1' }, app.log)
   t.teardown(() => listener.close())
+  const main = timeoutOptions()
+  t.match(listener.server, { headersTimeout: main.http.headersTimeout, requestTimeout: main.requestTimeout, keepAliveTimeout: main.keepAliveTimeout }, 'the main listener\'s timeouts: half-sent headers are let go')
   const address = listener.server.address()
   if (!address || typeof address === 'string') throw new Error('the metrics listener has no TCP address')
   const base = `http://127.0.0.1:${address.port}`

@@ -1,6 +1,12 @@
 import underPressure from '@fastify/under-pressure'
 import fp from 'fastify-plugin'
 
+/**
+ * How often the event-loop delay is measured. under-pressure's default, a second, lets a stall go unseen for that
+ * long; a tenth of it sheds load while the loop is behind, before probes time out.
+ */
+export const SAMPLE_INTERVAL_MS = 100
+
 export interface LoadSheddingOptions {
   /** Event-loop delay in ms above which requests are shed with 503; 0 never sheds. */
   maxEventLoopDelay?: number
@@ -11,6 +17,7 @@ export interface LoadSheddingOptions {
 export const loadShedding = fp<LoadSheddingOptions>(async (app, options) => {
   await app.register(underPressure, {
     maxEventLoopDelay: options.maxEventLoopDelay ?? 1000,
+    sampleInterval: SAMPLE_INTERVAL_MS,
     retryAfter: options.retryAfterSeconds ?? 10,
     message: 'The server is busy. Please retry shortly.'
   })
