@@ -27,7 +27,8 @@ export const EnvSchema = Type.Object({
   ALLOW_INDEXING: Bool('true'),
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
-  SHUTDOWN_IDLE_GRACE_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
+  // Unset: 0, or DRAINING_IDLE_GRACE_MS when SHUTDOWN_DELAY_MS is set (loadEnv).
+  SHUTDOWN_IDLE_GRACE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000, description: 'milliseconds from 0 to 120000' })),
   SESSION_SECRET: Type.Optional(SecretList),
   HONEYPOT_SECRET: Type.Optional(SecretList),
   TRUST_PROXY: Type.String({ minLength: 1, maxLength: 1024, default: 'false', description: TRUST_PROXY_ACCEPTS }),
@@ -56,7 +57,15 @@ export const EnvSchema = Type.Object({
 })
 
 type RawEnv = Static<typeof EnvSchema>
-export type Env = Omit<RawEnv, 'SESSION_SECRET' | 'HONEYPOT_SECRET' | 'TRUST_PROXY'> & {
+/**
+ * The idle grace an instance that delays its shutdown gets unless told otherwise: longer than the upstream keepalive
+ * timeout of the README's nginx (4 s) and of ingress-nginx (4 s), so the proxy closes an idle connection before the
+ * app does and never sends a request down one being closed (a 502 or 503 in a rolling restart).
+ */
+export const DRAINING_IDLE_GRACE_MS = 5000
+
+export type Env = Omit<RawEnv, 'SESSION_SECRET' | 'HONEYPOT_SECRET' | 'TRUST_PROXY' | 'SHUTDOWN_IDLE_GRACE_MS'> & {
+  SHUTDOWN_IDLE_GRACE_MS: number
   /** Newest first; never empty. */
   SESSION_SECRET: readonly string[]
   HONEYPOT_SECRET: readonly string[]
@@ -128,7 +137,8 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
   }
 
   if (problems.length > 0) throw new EnvError(problems)
-  return { env: { ...parsed, TRUST_PROXY: trustProxy, ...secrets } as Env, warnings }
+  const idleGrace = parsed.SHUTDOWN_IDLE_GRACE_MS ?? (parsed.SHUTDOWN_DELAY_MS > 0 ? DRAINING_IDLE_GRACE_MS : 0)
+  return { env: { ...parsed, TRUST_PROXY: trustProxy, SHUTDOWN_IDLE_GRACE_MS: idleGrace, ...secrets } as Env, warnings }
 }
 
 /** One line naming the variable, its value (never a secret's) and what it accepts. */

@@ -1,5 +1,7 @@
 import t, { type Test } from 'tap'
-import { EnvError, loadEnv, publicEnv } from '../../src/server/env.js'
+import { DRAINING_IDLE_GRACE_MS, EnvError, loadEnv, publicEnv } from '../../src/server/env.js'
+import { TEST_SECRETS } from '../helpers/app.js'
+import { upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
 
 const SECRETS = {
   SESSION_SECRET: 'session-secret-for-env-tests-0123456789abcdef',
@@ -282,4 +284,12 @@ t.test('publicEnv is exactly the public subset and never carries a secret', asyn
     OPENREPLAY_INGEST_POINT: null,
     OPENREPLAY_INSECURE: false
   }, 'unset tracker settings are null, so the browser sees every key')
+})
+
+t.test('SHUTDOWN_DELAY_MS alone drains idle keep-alive connections safely: the idle grace outlasts the documented proxy', async (t) => {
+  const grace = (env: Record<string, string>) => loadEnv({ ...TEST_SECRETS, ...env }).env.SHUTDOWN_IDLE_GRACE_MS
+  t.equal(grace({}), 0, 'no delay, no grace')
+  t.equal(grace({ SHUTDOWN_DELAY_MS: '5000' }), DRAINING_IDLE_GRACE_MS, 'a delay brings the grace along')
+  t.ok(DRAINING_IDLE_GRACE_MS > upstreamKeepaliveTimeoutMs(), `longer than the README nginx's keepalive_timeout (${upstreamKeepaliveTimeoutMs()} ms)`)
+  t.equal(grace({ SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_IDLE_GRACE_MS: '9000' }), 9000, 'a grace set is kept')
 })
