@@ -13,6 +13,7 @@ import { flashToasts } from './flash-toast.js'
 import type { FormRoute } from './forms/define-form-route.js'
 import { FORM_ROUTES } from './forms/index.js'
 import type { HoneypotOptions } from './honeypot.js'
+import { LOG_HOOKS } from './log-lines.js'
 import { notFound } from './not-found.js'
 import { LOADERS, type LoaderTable } from './pages/index.js'
 import { allowedMethods } from './plugins/allowed-methods.js'
@@ -72,7 +73,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const { env } = options
   const distDir = options.distDir ?? DIST_DIR
   const app = Fastify({
-    logger: options.logger ?? { level: env.LOG_LEVEL },
+    logger: options.logger ?? { level: env.LOG_LEVEL, hooks: LOG_HOOKS },
     genReqId: createGenReqId(trustedProxyPredicate(env.TRUST_PROXY), nextRequestId),
     // The development server logs one line per request instead of two long ones.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: options.devTools !== undefined }),

@@ -53,6 +53,8 @@ function hooksHaveRun (request: FastifyRequest, reply: FastifyReply): boolean {
 }
 
 function sendPlain (request: FastifyRequest, reply: FastifyReply, answer: Answer): void {
+  // A malformed address or shed load is answered before the security hook runs: its headers all the same.
+  if (request.server.hasDecorator('securityHeaders')) reply.headers(request.server.securityHeaders)
   varyByAccept(reply.header('Cache-Control', 'no-store'))
     .status(answer.status)
     .header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")

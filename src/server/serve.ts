@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppOptions } from './app.js'
 import { EnvError, loadEnv, type LoadedEnv } from './env.js'
+import { LOG_HOOKS } from './log-lines.js'
 import { listenForMetrics } from './metrics-server.js'
 import { drainBoundMs } from './plugins/graceful-close.js'
 
@@ -34,6 +35,7 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, {
     instrumentation: tracing?.plugin,
     logger: {
       level: env.LOG_LEVEL,
+      hooks: LOG_HOOKS,
       ...(process.env.LOG_PRETTY === 'true' ? { stream: await prettyStream() } : {})
     }
   })

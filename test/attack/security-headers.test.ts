@@ -208,3 +208,23 @@ t.test('answers with no inline script get a policy with no nonce: the theme swit
     t.same(csp.get('object-src'), ["'none'"], `${response.statusCode}: the rest of the policy as on every answer`)
   }
 })
+
+t.test('every error answer carries the security headers, those sent before any hook included: a malformed address, shed load, a refused report', async (t) => {
+  const { app } = await build(t, { env: { NODE_ENV: 'production', LOAD_SHEDDING_DELAY_MS: '0' } })
+  const answers: Record<string, LightMyRequestResponse> = {
+    'malformed address (400)': await app.inject({ url: '/%E0%A4%A', headers: { accept: 'text/html' } }),
+    'malformed address, JSON (400)': await app.inject({ url: '/bad%', headers: { accept: 'application/json' } }),
+    'method not allowed (405)': await app.inject({ method: 'DELETE', url: '/', headers: { accept: 'text/html' } }),
+    'report of another type (415)': await app.inject({ method: 'POST', url: '/resources/csp-report', headers: { 'content-type': 'text/plain' }, payload: 'x' })
+  }
+  for (const [kind, response] of Object.entries(answers)) {
+    t.ok(response.statusCode >= 400 && response.statusCode < 500, `${kind}: ${response.statusCode}`)
+    t.equal(response.headers['x-content-type-options'], 'nosniff', kind)
+    t.equal(response.headers['x-frame-options'], 'DENY', kind)
+    t.equal(response.headers['referrer-policy'], 'strict-origin-when-cross-origin', kind)
+    t.equal(response.headers['cross-origin-opener-policy'], 'same-origin', kind)
+    t.equal(response.headers['cross-origin-resource-policy'], 'same-origin', kind)
+    t.equal(response.headers['strict-transport-security'], HSTS, kind)
+    t.same(directives(response.headers['content-security-policy']).get('frame-ancestors'), ["'none'"], kind)
+  }
+})

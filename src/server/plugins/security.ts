@@ -7,6 +7,10 @@ import type { Env } from '../env.js'
 import { createNonce } from '../nonce.js'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every response's security headers, the policy without a nonce: for answers sent before the hooks run. */
+    readonly securityHeaders: Readonly<Record<string, string>>
+  }
   interface FastifyReply {
     /** This response's CSP nonce, drawn on first read: a response that never reads it gets a policy without one. */
     readonly cspNonce: { script: string }
@@ -65,6 +69,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   headers['content-security-policy'] = beforeNonce + afterNonce
   headers['reporting-endpoints'] = `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`
 
+  app.decorate('securityHeaders', Object.freeze({ ...headers }))
   app.decorateReply(NONCE, null)
   app.decorateReply('cspNonce', {
     getter (this: FastifyReply) {
