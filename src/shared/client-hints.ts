@@ -41,7 +41,12 @@ const TIME_ZONE_CHARACTERS = /^[A-Za-z0-9_+\-/]+$/
 
 /** Zones already accepted. Intl accepts any letter case, so the set is capped: variants must not grow it without bound. */
 const knownTimeZones = new Set<string>()
-const MAX_KNOWN_TIME_ZONES = 1000
+export const MAX_KNOWN_TIME_ZONES = 1000
+
+/** How many zones are remembered, for the test that holds the cap. */
+export function rememberedTimeZones (): number {
+  return knownTimeZones.size
+}
 
 /** Null for a zone Intl does not know (Chrome can report `Etc/Unknown`); Intl.supportedValuesOf would miss `UTC` and
  * aliases browsers send. Accepted zones are remembered: a DateTimeFormat costs more than much of a page. */

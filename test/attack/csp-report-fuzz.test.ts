@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
 import { CSP_REPORT_PATH } from '../../src/server/csp-report.js'
+import { CSP_REPORT_BODY_LIMIT } from '../../src/server/routes/csp-report.js'
 import { build } from '../helpers/app.js'
 import { assertServing } from '../helpers/attack.js'
 
@@ -16,7 +17,7 @@ import { assertServing } from '../helpers/attack.js'
 
 const BATCH = 'application/reports+json'
 const LEGACY = 'application/csp-report'
-const BODY_LIMIT = 64 * 1024
+const BODY_LIMIT = CSP_REPORT_BODY_LIMIT
 const LINES_PER_MINUTE = 7
 const RUNS = 400
 

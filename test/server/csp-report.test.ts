@@ -2,6 +2,7 @@ import t from 'tap'
 import { gzipSync } from 'node:zlib'
 import { MinuteBudget, ReportLog } from '../../src/server/csp-report-log.js'
 import { CSP_REPORT_PATH, readLegacyReport, readReportBatch, REPORTS_PER_BODY, type CspViolation } from '../../src/server/csp-report.js'
+import { CSP_REPORT_BODY_LIMIT } from '../../src/server/routes/csp-report.js'
 import { build, type TestApp } from '../helpers/app.js'
 import { scrape, valueOf } from '../helpers/metrics.js'
 
@@ -224,6 +225,15 @@ t.test('other content types get 415, large bodies 413, and bodies that are no re
   t.same(json.json(), { statusCode: 415, error: 'Unsupported Media Type', message: 'CSP reports are accepted as application/reports+json or application/csp-report.' }, 'JSON to a client that asks for it')
   const get = await app.inject({ url: CSP_REPORT_PATH, headers: { accept: 'application/json' } })
   t.equal(get.statusCode, 405, 'only POST')
+})
+
+t.test('the route\'s own body limit holds under the larger app-wide one', async (t) => {
+  const { app } = await build(t)
+  const padded = (bytes: number) => { const body = JSON.stringify([chromiumReport({ sample: '' })]); return body.replace('"sample":""', `"sample":"${'x'.repeat(bytes - body.length)}"`) }
+  t.equal((await post(app, BATCH, padded(CSP_REPORT_BODY_LIMIT))).statusCode, 204, 'at the route\'s limit')
+  const over = await post(app, BATCH, padded(CSP_REPORT_BODY_LIMIT + 1))
+  t.equal(over.statusCode, 413, 'a byte over it, though far under the app\'s 64 KiB')
+  t.ok(CSP_REPORT_BODY_LIMIT < 64 * 1024)
 })
 
 t.test('every document\'s policy reports to the route, by report-to with Reporting-Endpoints and by report-uri', async (t) => {

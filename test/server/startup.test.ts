@@ -71,12 +71,15 @@ t.test('SIGINT (Ctrl-C) stops it cleanly too', async (t) => {
   t.same(await server.exited, { code: 0, signal: null })
 })
 
-t.test('with METRICS_PORT the metrics are served on their own listener, never on the public port', async (t) => {
+t.test('with METRICS_PORT the metrics are served on their own listener at METRICS_HOST, never on the public port or HOST', async (t) => {
   const metricsPort = await freePort()
-  const server = await startListening(t, { ...SECRETS, METRICS_PORT: String(metricsPort) })
-  await server.waitForLog((line) => line.listener === 'metrics' && String(line.msg).startsWith('Server listening at'))
+  // HOST (127.0.0.1) and METRICS_HOST apart: a listener on the wrong one is refused below.
+  const server = await startListening(t, { ...SECRETS, METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.2' })
+  const listening = await server.waitForLog((line) => line.listener === 'metrics' && String(line.msg).startsWith('Server listening at'))
+  t.match(listening.msg, `http://127.0.0.2:${metricsPort}`)
   await (await fetch(`${server.url}/`)).text()
-  const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+  await t.rejects(fetch(`http://127.0.0.1:${metricsPort}/metrics`), 'nothing listens for metrics on HOST')
+  const scraped = await fetch(`http://127.0.0.2:${metricsPort}/metrics`)
   t.equal(scraped.status, 200)
   t.match(await scraped.text(), /^http_request_duration_seconds_count\{[^}]*route="\/"[^}]*\} 1$/m)
   const publicMetrics = await fetch(`${server.url}/metrics`)
