@@ -50,7 +50,10 @@ async function visit (t: Test, { start = 'session', projectKey = true, beforeLoa
   await watched.context.addCookies([{ name: THEME_COOKIE_NAME, value: 'dark', url: appUrl }])
   await watched.page.addInitScript(() => {
     // Direct signals of what must never happen, in the console where the helper sees them.
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`))
+    // A report-only policy (Trusted Types) blocks nothing: listed apart, in the console at debug level.
+    document.addEventListener('securitypolicyviolation', (event) => event.disposition === 'report'
+      ? console.debug(`CSP report-only: ${event.effectiveDirective} ${event.sample.split('|')[0]}`)
+      : console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`))
     window.addEventListener('unhandledrejection', (event) => console.error(`unhandled rejection: ${String(event.reason)}`))
     // When hydration committed, on the clock resource timing uses (see trackerChunkTiming).
     new MutationObserver((_records, observer) => {
@@ -216,6 +219,9 @@ t.test('a page load starts a session after hydration and the worker sends record
   t.same(ingest.requests.filter((request) => request.headers.cookie !== undefined), [], 'no cookie reaches the ingest point')
   t.notOk(tracked.messages.some((message) => message.text().includes(NOT_STARTED)), 'no failure logged')
   t.same(tracked.problems, [], 'no console error or warning, no uncaught error, no CSP violation')
+  const reportOnly = new Set(tracked.messages.map((message) => message.text()).filter((text) => text.startsWith('CSP report-only:')))
+  t.same([...reportOnly], ['CSP report-only: require-trusted-types-for Worker constructor'],
+    'what Trusted Types would block: the tracker\'s worker from a blob: URL, and nothing else (docs/decisions/trusted-types.md)')
 })
 
 t.test('recordings keep the default masking: an email text, every typed input value', async (t) => {

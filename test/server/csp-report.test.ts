@@ -236,6 +236,16 @@ t.test('the route\'s own body limit holds under the larger app-wide one', async 
   t.ok(CSP_REPORT_BODY_LIMIT < 64 * 1024)
 })
 
+t.test('Trusted Types are asked for report-only, and their reports are read and counted like any CSP report', async (t) => {
+  const { app, logs } = await build(t, { env: { METRICS_PORT: '0' } })
+  const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })
+  t.equal(page.headers['content-security-policy-report-only'], "require-trusted-types-for 'script'; report-to csp-endpoint; report-uri /resources/csp-report")
+  const report = chromiumReport({ effectiveDirective: 'require-trusted-types-for', blockedURL: 'trusted-types-sink', sample: 'Element innerHTML|<b>x</b>', disposition: 'report' })
+  t.equal((await post(app, BATCH, JSON.stringify([report]))).statusCode, 204)
+  t.same(cspLines(logs).map((line) => line.csp), [{ document: '/account', directive: 'require-trusted-types-for', blocked: 'trusted-types-sink', sample: 'Element innerHTML|<b>x</b>', disposition: 'report' }])
+  t.equal(valueOf(await scrape(app), 'csp_reports_total', { directive: 'require-trusted-types-for' }), 1)
+})
+
 t.test('every document\'s policy reports to the route, by report-to with Reporting-Endpoints and by report-uri', async (t) => {
   const { app } = await build(t)
   const page = await app.inject({ url: '/', headers: { accept: 'text/html' } })

@@ -20,6 +20,8 @@ declare module 'fastify' {
 const NONCE = Symbol('cspNonce')
 type NonceSlot = { [NONCE]: FastifyReply['cspNonce'] | null }
 
+export const TRUSTED_TYPES_REPORT_ONLY = `require-trusted-types-for 'script'; report-to ${CSP_REPORT_GROUP}; report-uri ${CSP_REPORT_PATH}`
+
 /** Where @openreplay/tracker sends recordings without a self-hosted ingest point. */
 export const DEFAULT_INGEST_ORIGIN = 'https://api.openreplay.com'
 
@@ -68,6 +70,9 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   const [beforeNonce, afterNonce = ''] = (headers['content-security-policy'] ?? '').split(` 'nonce-${placeholder}'`)
   headers['content-security-policy'] = beforeNonce + afterNonce
   headers['reporting-endpoints'] = `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`
+  // Trusted Types, report-only: what would break is reported to the same route and counted like any CSP report
+  // before it is enforced (docs/decisions/trusted-types.md).
+  headers['content-security-policy-report-only'] = TRUSTED_TYPES_REPORT_ONLY
 
   app.decorate('securityHeaders', Object.freeze({ ...headers }))
   app.decorateReply(NONCE, null)
