@@ -177,7 +177,7 @@ t.test('every inline script carries the CSP nonce, and the nonce is new for ever
 t.test('the Content-Security-Policy is enforced and locks down plugins, <base> and framing', async (t) => {
   const { app } = await build(t)
   const response = await app.inject({ url: '/', headers: HTML })
-  t.equal(response.headers['content-security-policy-report-only'], undefined, 'not report-only')
+  t.equal(response.headers['content-security-policy-report-only'], "require-trusted-types-for 'script'; report-to csp-endpoint; report-uri /resources/csp-report", 'only Trusted Types are report-only (docs/decisions/trusted-types.md)')
   const policy = String(response.headers['content-security-policy'])
   const directive = (name: string) => policy.split(';').map((part) => part.trim()).find((part) => part.startsWith(`${name} `))
   t.equal(directive('object-src'), "object-src 'none'")
