@@ -170,7 +170,7 @@ t.test('three restarts, one at a time, under steady load behind nginx, rotating 
         const token = tokens.findLast((candidate) => Date.now() - candidate.at > 2500)
         if (!token) continue
         postIds.push(id)
-        const posted = await send('form', id, '/test/form', {
+        const posted = await send('form', id, `/test/form?post=${encodeURIComponent(id)}`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `https://${HOSTNAME}` },
           body: new URLSearchParams(token.fields).toString()
