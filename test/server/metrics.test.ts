@@ -188,12 +188,11 @@ t.test('the readiness gauge is 1 for the current state only', async (t) => {
   t.same(['ready', 'draining', 'shedding'].map((state) => valueOf(samples, 'readiness_state', { state })), [0, 1, 0])
 })
 
-t.test('the app\'s own metrics are exactly those the README documents', async (t) => {
+t.test('the app\'s own metrics are exactly those docs/operating.md documents', async (t) => {
   const { app } = await build(t, { env: METRICS_ON })
-  // prom-client's default metrics are all process_… or nodejs_…: the README names them as a group.
+  // prom-client's default metrics are all process_… or nodejs_…: docs/operating.md names them as a group.
   const own = app.metrics!.registry.getMetricsAsArray().map((metric) => metric.name).filter((name) => !/^(process|nodejs)_/.test(name))
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
-  const operating = readme.slice(readme.indexOf('## Operating'), readme.indexOf('\n## ', readme.indexOf('## Operating') + 1))
+  const operating = await readFile(new URL('../../docs/operating.md', import.meta.url), 'utf8')
   // The first cell of each row of the table: one name or several.
   const documented = [...operating.matchAll(/^\| (`[^|]+)\|/gm)].flatMap((row) => [...String(row[1]).matchAll(/`([a-z_]+)`/g)].map((name) => String(name[1])))
   t.same(own.sort(), [...new Set(documented)].filter((name) => !/^(process|nodejs)_/.test(name)).sort())
