@@ -115,7 +115,7 @@ export const clientOptions = {
  * The server bundle holds every package it runs, so start-up reads one file
  * instead of resolving and compiling some five hundred modules (about half of
  * the time to readiness). Left out, and imported only when asked for:
- * development tools, and OpenTelemetry's SDK (src/server/tracing.ts), which
+ * development tools, and OpenTelemetry's SDK (src/server/observability/tracing.ts), which
  * would otherwise be parsed at every start for a feature that is off unless
  * configured. Its API stays in: prom-client requires that no-op facade at
  * start-up, and the SDK's own copy (the same version) shares its global state.

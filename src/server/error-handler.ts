@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { PageState } from '../shared/page-data.js'
 import { SYSTEM_PAGES } from '../ui/page-table.js'
 import { answerFor, errorBody, statusWords, type Answer } from './errors.js'
-import { varyByAccept, wantsJson } from './negotiation.js'
+import { varyByAccept, wantsJson } from './http/negotiation.js'
 
 /** Decorates an app that logs each request in one line, status included, so a client error needs no line of its own. */
 export const ONE_LINE_REQUEST_LOG = 'oneLineRequestLog'

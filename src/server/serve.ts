@@ -2,13 +2,13 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppOptions } from './app.js'
 import { EnvError, loadEnv, type LoadedEnv } from './env.js'
-import { listenForMetrics } from './metrics-server.js'
-import { drainBoundMs } from './plugins/graceful-close.js'
+import { listenForMetrics } from './observability/metrics-server.js'
+import { drainBoundMs } from './plugins/app/graceful-close.js'
 
 /** Whether the built server was compiled from the code cache the build wrote (main.ts); `skipped` under --enable-source-maps. */
 export type CodeCacheState = 'used' | 'rejected' | 'absent' | 'skipped'
 
-/** A second signal exits at once, and a drain past its bound exits 1 (plugins/graceful-close.ts). */
+/** A second signal exits at once, and a drain past its bound exits 1 (plugins/app/graceful-close.ts). */
 export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, { codeCache = 'absent' }: { codeCache?: CodeCacheState } = {}): Promise<void> {
   let loaded: LoadedEnv
   try {
@@ -21,9 +21,9 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, {
   }
 
   const { env, warnings } = loaded
-  // Imported only when configured: see tracing.ts.
+  // Imported only when configured: see observability/tracing.ts.
   const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
-    ? await (await import('./tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
+    ? await (await import('./observability/tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
     : undefined
   // build.mjs defines NODE_ENV per bundle: a production bundle holds none of the development tools.
   const devTools = process.env.NODE_ENV === 'development' ? (await import('./dev/dev-tools.js')).devTools() : undefined

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import type { Test } from 'tap'
-import type { HoneypotOptions } from '../../src/server/honeypot.js'
+import type { HoneypotOptions } from '../../src/server/security/honeypot.js'
 import { THEME_COOKIE_NAME, type Theme } from '../../src/shared/theme.js'
 import { PAGES } from '../../src/ui/page-table.js'
 import { CONTACT_PAGE, CONTACT_PATH } from '../fixtures/contact-form/page.js'

@@ -1,6 +1,6 @@
 import { createElement } from 'react'
 import t from 'tap'
-import { serverTiming } from '../../src/server/plugins/document-timing.js'
+import { serverTiming } from '../../src/server/plugins/app/document-timing.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
 import { build, postForm } from '../helpers/app.js'

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { clientError } from './errors.js'
+import { clientError } from '../../errors.js'
 
 const OR = new Intl.ListFormat('en', { type: 'disjunction' })
 

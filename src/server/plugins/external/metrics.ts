@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { HoneypotError } from '../honeypot.js'
-import { Metrics, NOT_FOUND_ROUTE } from '../metrics.js'
-import { documentOutcome, documentTiming } from './document-timing.js'
+import { HoneypotError } from '../../security/honeypot.js'
+import { Metrics, NOT_FOUND_ROUTE } from '../../observability/metrics.js'
+import { documentOutcome, documentTiming } from '../app/document-timing.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

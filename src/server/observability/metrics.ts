@@ -1,10 +1,10 @@
 import { METHODS } from 'node:http'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { THEME_PREFERENCES, type ThemePreference } from '../shared/theme.js'
-import type { CspDirective } from './csp-report.js'
-import type { HoneypotErrorCode } from './honeypot.js'
-import type { RenderCacheStats } from './render-cache.js'
-import { READINESS_STATES, type ReadinessState } from './plugins/readiness.js'
+import { THEME_PREFERENCES, type ThemePreference } from '../../shared/theme.js'
+import type { CspDirective } from '../security/csp-report.js'
+import type { HoneypotErrorCode } from '../security/honeypot.js'
+import type { RenderCacheStats } from '../rendering/render-cache.js'
+import { READINESS_STATES, type ReadinessState } from '../plugins/app/readiness.js'
 
 // An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
 // at start-up, never from the request as given (see docs/decisions/observability.md).

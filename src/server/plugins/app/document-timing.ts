@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
-import type { CacheOutcome, DocumentOutcome } from '../metrics.js'
+import type { CacheOutcome, DocumentOutcome } from '../../observability/metrics.js'
 
 declare module 'fastify' {
   interface FastifyReply {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import fp from 'fastify-plugin'
-import { THEME_COOKIE_NAME, isThemePreference, type ThemePreference } from '../shared/theme.js'
+import { THEME_COOKIE_NAME, isThemePreference, type ThemePreference } from '../../shared/theme.js'
+import type { CookieAttributes } from './attributes.js'
 
 export const THEME_COOKIE_MAX_AGE = 31_536_000
 
@@ -10,9 +10,12 @@ export interface ThemeCookie {
   write (reply: FastifyReply, theme: ThemePreference): void
 }
 
-/** Not HttpOnly: it holds no secret, and the page reads it when restored from the back/forward cache (ui/theme.tsx). */
-export function createThemeCookie ({ secure }: { secure: boolean }, serialize: FastifyReply['server']['serializeCookie']): ThemeCookie {
-  const attributes = { path: '/', sameSite: 'lax', secure, httpOnly: false } as const
+/**
+ * The app's cookie attributes (plugins/external/cookies.ts), but not HttpOnly: it holds no secret, and the page reads
+ * it when restored from the back/forward cache (ui/theme.tsx).
+ */
+export function createThemeCookie (appAttributes: CookieAttributes, serialize: FastifyReply['server']['serializeCookie']): ThemeCookie {
+  const attributes = { ...appAttributes, httpOnly: false }
   // Three possible headers: serialized once rather than on every switch.
   const headers = new Map<ThemePreference, string>()
   const header = (theme: ThemePreference) => theme === 'system'
@@ -31,13 +34,3 @@ export function createThemeCookie ({ secure }: { secure: boolean }, serialize: F
     }
   }
 }
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    themeCookie: ThemeCookie
-  }
-}
-
-export const themeCookie = fp<{ secure: boolean }>(async (app, options) => {
-  app.decorate('themeCookie', createThemeCookie(options, app.serializeCookie))
-}, { name: 'theme-cookie', fastify: '5.x', dependencies: ['@fastify/cookie'] })

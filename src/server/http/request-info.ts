@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import { isbot } from 'isbot'
-import type { RequestInfo } from '../shared/page-data.js'
-import { boundedMemo } from '../shared/bounded-memo.js'
-import { safeRedirect } from '../shared/safe-redirect.js'
+import type { RequestInfo } from '../../shared/page-data.js'
+import { boundedMemo } from '../../shared/bounded-memo.js'
+import { safeRedirect } from '../../shared/safe-redirect.js'
 import { readHints } from './client-hints.js'
 
 /** isbot runs one large regular expression: a visitor's user agent is judged once, not on every page. */

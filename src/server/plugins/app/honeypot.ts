@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { Honeypot, type HoneypotOptions } from '../honeypot.js'
+import { Honeypot, type HoneypotOptions } from '../../security/honeypot.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

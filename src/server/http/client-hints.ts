@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { COLOR_SCHEME_COOKIE, COLOR_SCHEME_HEADER, TIME_ZONE_COOKIE, resolveHints, type HintSources, type Hints } from '../shared/client-hints.js'
+import { COLOR_SCHEME_COOKIE, COLOR_SCHEME_HEADER, TIME_ZONE_COOKIE, resolveHints, type HintSources, type Hints } from '../../shared/client-hints.js'
 
 /** The browser's hints as this request tells them; never written back (a fallback would pass for the browser's). */
 export function readHints (request: FastifyRequest): { hints: Hints, sources: HintSources } {

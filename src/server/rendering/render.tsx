@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ReactNode } from 'react'
 import { Writable } from 'node:stream'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
-import type { PageData } from '../shared/page-data.js'
-import { serializeForScript } from '../shared/serialize.js'
+import type { PageData } from '../../shared/page-data.js'
+import { serializeForScript } from '../../shared/serialize.js'
 import type { Capture } from './render-cache.js'
 
 export interface RenderOptions {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Env } from './env.js'
-import { documentTiming } from './plugins/document-timing.js'
-import { routePattern } from './plugins/metrics.js'
+import type { Env } from '../env.js'
+import { documentTiming } from '../plugins/app/document-timing.js'
+import { routePattern } from '../plugins/external/metrics.js'
 
 export interface Tracing {
   /** Register first, before any other plugin or route, so every route is traced. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import fp from 'fastify-plugin'
 import { Type, type Static } from 'typebox'
 import { Value } from 'typebox/value'
-import type { Toast, ToastType } from '../shared/page-data.js'
-import { ToastSchema } from '../shared/toast-schema.js'
+import type { Toast, ToastType } from '../../shared/page-data.js'
+import { ToastSchema } from '../../shared/toast-schema.js'
+import type { CookieAttributes } from './attributes.js'
 
 /** The flash toast's cookie: set by an action, shown once by the next page; `__Host-` in production. */
 export const FLASH_TOAST_COOKIE = 'en_toast'
@@ -36,13 +36,13 @@ export interface FlashToasts {
 }
 
 export interface FlashToastOptions {
-  secure: boolean
+  /** The app's (plugins/external/cookies.ts): `__Host-` needs Secure and Path=/, which they give in production. */
+  attributes: CookieAttributes
   now?: () => number
 }
 
-export function createFlashToasts ({ secure, now = Date.now }: FlashToastOptions): FlashToasts {
-  const cookieName = secure ? `__Host-${FLASH_TOAST_COOKIE}` : FLASH_TOAST_COOKIE
-  const attributes = { path: '/', httpOnly: true, sameSite: 'lax', secure } as const
+export function createFlashToasts ({ attributes, now = Date.now }: FlashToastOptions): FlashToasts {
+  const cookieName = attributes.secure ? `__Host-${FLASH_TOAST_COOKIE}` : FLASH_TOAST_COOKIE
   return {
     cookieName,
     set (reply, toast) {
@@ -81,13 +81,3 @@ export function createFlashToasts ({ secure, now = Date.now }: FlashToastOptions
     }
   }
 }
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    flashToasts: FlashToasts
-  }
-}
-
-export const flashToasts = fp<FlashToastOptions>(async (app, options) => {
-  app.decorate('flashToasts', createFlashToasts(options))
-}, { name: 'flash-toasts', fastify: '5.x', dependencies: ['@fastify/cookie'] })

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { Assets } from '../shared/page-data.js'
+import type { Assets } from '../../shared/page-data.js'
 
 /** What build.mjs writes: the shell's assets, and each page's own chunks by page id. */
 export interface AssetManifest extends Assets {

@@ -2,9 +2,9 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { CSP_REPORT_GROUP, CSP_REPORT_PATH } from '../csp-report.js'
-import type { Env } from '../env.js'
-import { createNonce } from '../nonce.js'
+import { CSP_REPORT_GROUP, CSP_REPORT_PATH } from '../../security/csp-report.js'
+import type { Env } from '../../env.js'
+import { createNonce } from '../../security/nonce.js'
 
 declare module 'fastify' {
   interface FastifyReply {

@@ -1,5 +1,5 @@
 import { PassThrough, Transform } from 'node:stream'
-import type { PageData } from '../shared/page-data.js'
+import type { PageData } from '../../shared/page-data.js'
 import { SecondSighting } from './cache-admission.js'
 
 // Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
-import type { HoneyProps } from '../shared/page-data.js'
-import { ClientError } from './errors.js'
+import type { HoneyProps } from '../../shared/page-data.js'
+import { ClientError } from '../errors.js'
 
 /** Spam protection: a field bots fill in and the render time, authenticated; the secret is shared by every instance. */
 
