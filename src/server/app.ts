@@ -2,16 +2,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PAGES, type AnyPage } from '../ui/page-table.js'
+import { SCREENS } from '../screens/index.js'
+import type { ScreenRegistry } from '../ui/define-screen.js'
 import type { DevTools } from './dev/dev-tools.js'
 import type { Env } from './env.js'
 import { handleError } from './error-handler.js'
-import type { FormRoute } from './forms/define-form-route.js'
-import { FORM_ROUTES } from './forms/index.js'
 import { createGenReqId, idSequence, trustedProxyPredicate } from './http/request-id.js'
 import { timeoutOptions, type Timeouts } from './http/timeouts.js'
 import { fastifyTrustProxy } from './http/trust-proxy.js'
-import { LOADERS, type LoaderTable } from './pages/index.js'
 import { allowedMethods } from './plugins/app/allowed-methods.js'
 import { documentTimingPlugin } from './plugins/app/document-timing.js'
 import { flashToasts } from './plugins/app/flash-toasts.js'
@@ -36,6 +34,7 @@ import { cspReportRoutes, type CspReportOptions } from './routes/csp-report.js'
 import { pageRoutes } from './routes/pages.js'
 import { probeRoutes } from './routes/probes.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
+import { loadScreens } from './screens/load-screens.js'
 import type { HoneypotOptions } from './security/honeypot.js'
 
 /** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
@@ -44,10 +43,8 @@ export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 export interface AppOptions {
   env: Env
   logger?: FastifyServerOptions['logger']
-  /** Tests pass more pages, loaders and form routes, and the options below. */
-  pages?: readonly AnyPage[]
-  loaders?: LoaderTable
-  forms?: readonly FormRoute[]
+  /** Tests add screens to the app's (src/screens/index.ts), and pass the options below. */
+  screens?: ScreenRegistry
   distDir?: string
   loadShedding?: LoadSheddingOptions
   honeypot?: Omit<HoneypotOptions, 'secret'>
@@ -84,8 +81,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  const pages = options.pages ?? PAGES
-  const loaders = options.loaders ?? LOADERS
+  const screens = await loadScreens({ ...SCREENS, ...options.screens })
   const secure = env.NODE_ENV === 'production'
 
   if (options.instrumentation) await app.register(options.instrumentation)
@@ -102,8 +98,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(flashToasts)
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
   await app.register(documentTimingPlugin)
-  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, cache: options.renderCache, devTools: options.devTools })
-  await app.register(pageLoading, { loaders })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), screens, cache: options.renderCache, devTools: options.devTools })
+  await app.register(pageLoading, { loaders: screens.loaders })
   await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
   // Before the not-found handling, so that its request log sees those answers too.
   if (options.devTools) await app.register(options.devTools.plugin)
@@ -117,8 +113,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(probeRoutes)
   await app.register(themeSwitchRoutes)
   await app.register(cspReportRoutes, options.cspReports ?? {})
-  await app.register(pageRoutes, { pages, loaders })
-  for (const form of options.forms ?? FORM_ROUTES) await app.register(form)
+  await app.register(pageRoutes, { screens })
+  for (const form of screens.forms) await app.register(form)
   const { routes } = options
   if (routes) await app.register(async (scope) => { await routes(scope) })
 

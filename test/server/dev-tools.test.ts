@@ -2,8 +2,7 @@ import { EventEmitter } from 'node:events'
 import { createElement } from 'react'
 import t, { type Test } from 'tap'
 import { devTools, DEV_EVENTS_PATH, type Channel } from '../../src/server/dev/dev-tools.js'
-import { defineLoader } from '../../src/server/pages/index.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { screen } from '../helpers/screens.js'
 import { build, inlineScripts, type BuildOptions } from '../helpers/app.js'
 
 /**
@@ -47,13 +46,13 @@ function events (body: string): Array<{ build: string, overlay: DevData['failure
   })
 }
 
-const throwingPage = definePage({
-  id: 'throwing',
-  path: '/throwing',
-  load: async () => function BrokenWidget () { throw new Error('the widget broke') }
-})
-const failingPage = definePage({ id: 'failing', path: '/failing', load: async () => () => createElement('h1', null, 'never') })
-const failing = { pages: [...PAGES, throwingPage, failingPage], loaders: new Map([defineLoader(failingPage, () => { throw new TypeError('the database is down') })]), allowErrorLogs: true }
+const failing = {
+  screens: {
+    throwing: screen({ path: '/throwing', component: function BrokenWidget () { throw new Error('the widget broke') } }),
+    failing: screen({ path: '/failing', component: () => createElement('h1', null, 'never') }, { loader: () => { throw new TypeError('the database is down') } })
+  },
+  allowErrorLogs: true
+}
 
 t.test('every document carries the development script, under the page’s CSP nonce', async (t) => {
   const { app } = await buildDev(t)

@@ -4,7 +4,6 @@ import fp from 'fastify-plugin'
 import type { Static, TObject } from 'typebox'
 import { actionPath, type FieldErrors, type FormErrorBody, type FormState, type FormSuccessBody } from '../../shared/form-state.js'
 import { safeRedirect } from '../../shared/safe-redirect.js'
-import type { PageDefinition } from '../../ui/page-table.js'
 import { clientError, ERRORS, errorBody, SEND_AGAIN } from '../errors.js'
 import type { FlashToastInput } from '../cookies/flash-toast.js'
 import { HoneypotError } from '../security/honeypot.js'
@@ -33,7 +32,7 @@ export interface FormOutcome<Values> {
 
 export interface FormRouteOptions<S extends TObject> {
   /** The page the form is on: shown again, with the messages and the answers, when the answers are refused. */
-  page: PageDefinition<any>
+  page: { id: string, path?: string }
   /** Where the form posts; the page's own address by default (so a reload stays on it). */
   path?: string
   /** The form's fields. Messages come from each field's `errorMessage`, else its `description`, else a plain default; `writeOnly: true` marks one never sent back (a password). */

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import type { FormState } from '../../../shared/form-state.js'
 import type { RequestInfo } from '../../../shared/page-data.js'
-import type { LoaderTable } from '../../pages/index.js'
+import type { LoaderTable } from '../../screens/loader.js'
 import { readRequestInfo } from '../../http/request-info.js'
 
 export interface RenderPageOptions {

@@ -4,7 +4,8 @@ import type { PageData, PageState, RequestInfo } from '../../../shared/page-data
 import { hintCheckScriptFor } from '../../../shared/hint-check-script.js'
 import { Document } from '../../../ui/document.js'
 import { HintScriptSource } from '../../../ui/theme.js'
-import { loadAllPages, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../../../ui/page-table.js'
+import { SYSTEM_SCREENS } from '../../../ui/define-screen.js'
+import { ScreenTableContext } from '../../../ui/screen-table.js'
 import { pageAssets, type AssetManifest } from '../../rendering/assets.js'
 import { publicEnv, type Env } from '../../env.js'
 import { STATUSES } from '../../errors.js'
@@ -14,6 +15,7 @@ import { readRequestInfo } from '../../http/request-info.js'
 import { addVary } from '../../http/negotiation.js'
 import { advertiseClientHints } from '../../http/client-hints.js'
 import type { DevTools } from '../../dev/dev-tools.js'
+import type { LoadedScreens } from '../../screens/load-screens.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +32,7 @@ export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
 
 const RENDER_TIMEOUT_MS = 10_000
 
-export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_PAGES.serverError.id, status: 500, data: { title: STATUSES[500].title } }
+export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: { title: STATUSES[500].title } }
 
 /** Written by hand for when even the error document fails to render. */
 const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8"><title>Error | Agent Stack</title></head><body><h1>Something went wrong</h1></body></html>'
@@ -38,26 +40,25 @@ const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta ch
 export interface PageRenderingOptions {
   env: Env
   assets: AssetManifest
-  pages: readonly AnyPage[]
+  /** Loaded before the app is built (screens/load-screens.ts): a render never waits for a chunk. */
+  screens: LoadedScreens
   cache?: RenderCacheOptions
   devTools?: DevTools | undefined
 }
 
-export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, cache: cacheOptions, devTools }) => {
+export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, screens, cache: cacheOptions, devTools }) => {
   const publicConfig = publicEnv(env)
   const assetsOf = pageAssets(assets)
-  // Every component ready before the first request: a render never waits for one.
-  await loadAllPages(pages)
   const cache = new RenderCache(cacheOptions)
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
   const verifyHits = env.NODE_ENV !== 'production'
-  const uncacheable = new Set(pages.filter((page) => page.cache === false).map((page) => page.id))
+  const uncacheable = new Set(screens.screens.filter(({ view }) => view.cache === false).map(({ id }) => id))
   const element = (data: PageData, nonce: string) => (
-    <PageTableContext.Provider value={pages}>
+    <ScreenTableContext value={screens.registry}>
       <HintScriptSource value={hintCheckScriptFor}>
         <Document data={data} nonce={nonce} />
       </HintScriptSource>
-    </PageTableContext.Provider>
+    </ScreenTableContext>
   )
   const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
   const documentScript = devScript(null)

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestInfo } from '../../shared/page-data.js'
-import type { PageDefinition } from '../../ui/page-table.js'
 
 /** A loader gets the request (and the app's services as `request.server` decorators) and the reply. */
 export interface LoaderContext {
@@ -15,9 +14,7 @@ export type PageLoader<Data = unknown> = (context: LoaderContext) => Data | Prom
 
 export type LoaderTable = ReadonlyMap<string, PageLoader>
 
-export function defineLoader<Data> (page: PageDefinition<Data>, load: PageLoader<Data>): [string, PageLoader] {
-  return [page.id, load]
+/** A screen's loader, `export const loader = defineLoader<Data>(…)` in its .server.ts: the type ties it to its view's data. */
+export function defineLoader<Data> (load: PageLoader<Data>): PageLoader<Data> {
+  return load
 }
-
-/** Every page's loader by page id; server-only, so one may import a database driver. The home page needs none. */
-export const LOADERS: LoaderTable = new Map<string, PageLoader>([])
