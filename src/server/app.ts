@@ -39,7 +39,7 @@ import { themeCookie } from './theme-cookie.js'
 import { timeoutOptions, type Timeouts } from './timeouts.js'
 import { fastifyTrustProxy } from './trust-proxy.js'
 
-/** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
+/** Where the build (build/) writes: two levels up from src/server/ or dist/server/. */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 
 export interface AppOptions {
