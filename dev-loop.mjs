@@ -14,7 +14,10 @@ import { setPriority } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import * as esbuild from 'esbuild'
-import { clientOptions, clientOut, dist, manifestFrom, manifestPath, root, serverOptions } from './build.mjs'
+import { clientOut, dist, manifestPath, root } from './build/paths.mjs'
+import { clientOptions } from './build/client.mjs'
+import { manifestFrom } from './build/manifest.mjs'
+import { serverOptions } from './build/server.mjs'
 
 const log = (...parts) => console.log(...parts)
 

@@ -37,7 +37,7 @@ import { themeSwitchRoutes } from './routes/theme-switch.js'
 import { loadScreens } from './screens/load-screens.js'
 import type { HoneypotOptions } from './security/honeypot.js'
 
-/** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
+/** Where the build (build/) writes: two levels up from src/server/ or dist/server/. */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 
 export interface AppOptions {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { relative } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { clientOptions, initialOutputs, pageOutputs } from '../../build.mjs'
+import { clientOptions } from '../../build/client.mjs'
+import { initialOutputs, pageOutputs } from '../../build/manifest.mjs'
 
 /**
  * What a page with a form adds to the JavaScript hydration waits for: the

@@ -2,10 +2,12 @@ import t from 'tap'
 import * as esbuild from 'esbuild'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { buildBrowserFiles, clientOptions, gzipForServing, initialOutputs, pageOutputs } from '../../build.mjs'
+import { buildBrowserFiles, clientOptions } from '../../build/client.mjs'
+import { gzipForServing } from '../../build/compress.mjs'
+import { initialOutputs, pageOutputs } from '../../build/manifest.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
-// A product of ten pages, built as `node build.mjs` builds the browser
+// A product of ten pages, built as `npm run build` builds the browser
 // files, with a page table of its own in place of src/ui/page-table.ts.
 const PROJECT = join(DIST_DIR, '..')
 const WORK = join(DIST_DIR, 'ten-pages')

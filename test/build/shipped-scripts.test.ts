@@ -5,10 +5,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { SourceMap, type SourceMapPayload } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { buildBrowserFiles, clientOptions, initialOutputs } from '../../build.mjs'
+import { buildBrowserFiles, clientOptions } from '../../build/client.mjs'
+import { initialOutputs } from '../../build/manifest.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
-// What `node build.mjs` wrote (npm test builds first): the browser's scripts
+// What `npm run build` wrote (npm test builds first): the browser's scripts
 // after esbuild, the shell's fold into one file and terser.
 const PROJECT = join(DIST_DIR, '..')
 const ASSETS = join(DIST_DIR, 'client', 'assets')

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { statSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { initialOutputs, pageOutputs } from '../../build.mjs'
+import { initialOutputs, pageOutputs } from '../../build/manifest.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
 // Sizes are deterministic for a given build, so the budget is checked here

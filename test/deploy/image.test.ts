@@ -67,7 +67,7 @@ t.test('the Dockerfile: two stages on Node 20, production settings, a non-root u
 
 t.test('.dockerignore keeps secrets, history and the host\'s builds out of the build context', async (t) => {
   const context = buildContext()
-  for (const needed of ['package.json', 'package-lock.json', '.npmrc', 'build.mjs', 'tsconfig.json', 'src/server/main.ts', 'static/site.webmanifest']) {
+  for (const needed of ['package.json', 'package-lock.json', '.npmrc', 'build/cli.mjs', 'tsconfig.json', 'src/server/main.ts', 'static/site.webmanifest']) {
     t.ok(context.includes(needed), `sends ${needed}`)
   }
   for (const prefix of ['.git/', 'node_modules/', 'dist/', 'test/', 'coverage/', '.tap/', '.env']) {

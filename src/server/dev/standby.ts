@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
 
 // A server in waiting with its packages loaded, so a new build starts fast (docs/decisions/development-loop.md).
 
@@ -19,12 +19,9 @@ process.on('message', function onMessage (message: unknown) {
   } else if (isMessage<Start>(message, 'start')) {
     process.off('message', onMessage)
     process.off('disconnect', leave)
-    // The server's build is CommonJS (build.mjs).
-    try {
-      createRequire(message.entry)(message.entry)
-    } catch (error) {
+    import(pathToFileURL(message.entry).href).catch((error: unknown) => {
       console.error(error)
       process.exit(1)
-    }
+    })
   }
 })

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
 import type { Assets } from '../../shared/page-data.js'
 
-/** What build.mjs writes: the shell's assets, and each page's own chunks by page id. */
+/** What the build (build/) writes: the shell's assets, and each page's own chunks by page id. */
 export interface AssetManifest extends Assets {
   pages: Record<string, string[]>
 }
 
-/** Reads the manifest that build.mjs writes; the server cannot run without a build. */
+/** Reads the manifest that the build writes (build/manifest.mjs); the server cannot run without a build. */
 export function loadAssetManifest (path: string): AssetManifest {
   let text: string
   try {

@@ -11,7 +11,7 @@ export interface StaticAssetsOptions {
 }
 
 // Hashed assets never change, so they are cached for a year; the rest (favicon, manifest) briefly.
-// Precompressed .br/.gz files written by build.mjs are sent when the client accepts them.
+// Precompressed .br/.gz files written by the build (build/compress.mjs) are sent when the client accepts them.
 export const staticAssets = fp<StaticAssetsOptions>(async (app, { root, sourceMaps }) => {
   await app.register(fastifyStatic, {
     root,
