@@ -17,6 +17,7 @@ import * as esbuild from 'esbuild'
 import { clientOut, dist, manifestPath, root } from './build/paths.mjs'
 import { clientOptions } from './build/client.mjs'
 import { manifestFrom } from './build/manifest.mjs'
+import { screenModules } from './build/screens.mjs'
 import { serverOptions } from './build/server.mjs'
 
 const log = (...parts) => console.log(...parts)
@@ -258,7 +259,7 @@ async function watchAndServe () {
       return
     }
     await writeOutputs(outputFiles)
-    const manifest = manifestFrom(client.value.metafile)
+    const manifest = manifestFrom(client.value.metafile, await screenModules())
     await writeFile(manifestPath, JSON.stringify({ ...manifest, mode: 'development' }, null, 2))
     const built = Date.now()
     if (!await server.restart([...new Set(serverPackages(bundle.value.metafile))])) {

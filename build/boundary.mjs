@@ -10,11 +10,15 @@ const BUILTIN = new RegExp(`^(node:.*|(${builtinModules.map((name) => name.repla
 const packageOf = (file) => /.*[\\/]node_modules[\\/]((@[^\\/]+[\\/])?[^\\/]+)/.exec(file)?.[1]?.replace(/\\/g, '/') ?? relative(root, file)
 /** Set on the resolution this plugin asks esbuild for, so it does not judge its own question again. */
 const ASKED = Symbol('asked by server-code-stays-on-server')
+/** A screen's server half (src/screens/<name>.server.ts), and any module named so. */
+const SERVER_MODULE = /\.server(\.[cm]?[jt]sx?)?$/
 
 /**
  * The browser must never receive server code, and the build says so by name.
  * Two rules, with no list of packages to keep up to date:
- * - a module of ours may not import src/server/ (our server code);
+ * - a module of ours may not import src/server/ (our server code), nor a
+ *   `.server` module, except through the screen registry's `import()` of a
+ *   screen's server half, which is left out of the bundle (never called there);
  * - nothing may import one of Node's own modules (node:fs, fs, …): a module of
  *   ours doing so is server code in the wrong folder, and a package doing so
  *   (fastify, a database driver) is a server package. A package that brings a
@@ -26,6 +30,11 @@ export const serverCodeStaysOnServer = {
   name: 'server-code-stays-on-server',
   setup (build) {
     const refuse = (text) => ({ errors: [{ text }] })
+    build.onResolve({ filter: SERVER_MODULE }, ({ path, importer, kind }) => {
+      if (IN_PACKAGE.test(importer)) return undefined
+      if (kind === 'dynamic-import') return { path, external: true }
+      return refuse(`"${path}" is server-only and cannot be imported from browser code (${relative(root, importer)})`)
+    })
     build.onResolve({ filter: /^(\.|\/|[A-Za-z]:)/ }, ({ path, importer, kind }) => {
       if (kind === 'entry-point' || IN_PACKAGE.test(importer) || !(path.startsWith('.') || isAbsolute(path))) return undefined
       if (!resolve(dirname(importer), path).startsWith(SERVER_DIR)) return undefined

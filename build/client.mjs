@@ -9,6 +9,7 @@ import { precompress } from './compress.mjs'
 import { foldIntoEntry } from './fold-into-entry.mjs'
 import { manifestFrom } from './manifest.mjs'
 import { clientOut, dist, root } from './paths.mjs'
+import { screenModules } from './screens.mjs'
 
 // sonner injects its stylesheet into <head> at import time, which the nonce-based
 // CSP refuses; its styles ship in our hashed stylesheet instead (src/ui/styles.css).
@@ -98,8 +99,8 @@ export async function buildClient () {
   await rm(clientOut, { recursive: true, force: true })
   await mkdir(clientOut, { recursive: true })
   await cp(join(root, 'static'), clientOut, { recursive: true })
-  const metafile = await buildBrowserFiles(clientOptions)
+  const [metafile, screens] = await Promise.all([buildBrowserFiles(clientOptions), screenModules()])
   await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
   await precompress(clientOut)
-  return manifestFrom(metafile)
+  return manifestFrom(metafile, screens)
 }

@@ -22,7 +22,7 @@ import { freePort } from '../helpers/process.js'
 t.setTimeout(240_000)
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const HOME = 'src/ui/pages/home.tsx'
+const HOME = 'src/screens/home.tsx'
 const ORIGINAL_TEXT = 'The shell every screen of Agent Stack is rendered in.'
 
 /** A copy of what `npm run dev` reads, sharing node_modules; removed at teardown. */

@@ -47,8 +47,8 @@ function origin (file: string, text: string): [string, string] {
 t.test('their source maps still lead to the line of the source', async (t) => {
   const cases: Array<[string, string, string]> = [
     [script('entry'), 'useTheme must be used inside <ThemeProvider>', 'src/ui/theme.tsx'],
-    [script('entry'), 'react.transitional.element', 'node_modules/react/cjs/react-jsx-runtime.production.js'],
-    [script('home'), 'The shell every screen of Agent Stack is rendered in.', 'src/ui/pages/home.tsx'],
+    [script('entry'), 'react.transitional.element', 'node_modules/react/cjs/react.production.js'],
+    [script('home'), 'The shell every screen of Agent Stack is rendered in.', 'src/screens/home.tsx'],
     [script('theme-sync'), 'agent-stack:theme', 'src/ui/theme-sync.ts']
   ]
   for (const [file, text, source] of cases) {

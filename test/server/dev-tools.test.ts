@@ -72,7 +72,7 @@ t.test('the event stream says which build is served, and the errors of a failed 
   const { build } = devData((await app.inject({ url: '/', headers: HTML })).body)
   const stream = app.inject({ url: DEV_EVENTS_PATH, headers: { accept: 'text/event-stream' } })
   await new Promise((resolve) => setTimeout(resolve, 50))
-  channel.emit('message', { type: 'build-status', errors: [{ file: 'src/ui/pages/home.tsx', line: 4, column: 12, lineText: '      <h1>Agent Stack</h2>', message: 'Unexpected closing "h2" tag does not match opening "h1" tag' }] })
+  channel.emit('message', { type: 'build-status', errors: [{ file: 'src/screens/home.tsx', line: 4, column: 12, lineText: '      <h1>Agent Stack</h2>', message: 'Unexpected closing "h2" tag does not match opening "h1" tag' }] })
   channel.emit('message', { type: 'something else' })
   channel.emit('message', { type: 'build-status', errors: 'not a list' })
   channel.emit('message', { type: 'build-status', errors: [] })
@@ -88,7 +88,7 @@ t.test('the event stream says which build is served, and the errors of a failed 
       build,
       overlay: {
         title: 'The build failed: the last good build is still served',
-        entries: [{ label: 'src/ui/pages/home.tsx:4:12', text: 'Unexpected closing "h2" tag does not match opening "h1" tag\n\n4 |       <h1>Agent Stack</h2>' }]
+        entries: [{ label: 'src/screens/home.tsx:4:12', text: 'Unexpected closing "h2" tag does not match opening "h1" tag\n\n4 |       <h1>Agent Stack</h2>' }]
       }
     },
     { build, overlay: null }
