@@ -85,3 +85,12 @@ t.test('a screen whose view the shell also imports statically fails the build, n
   const modules = await screenModules(join(dir, 'index.ts'))
   t.throws(() => screenOutputs(metafile, modules, entry), /the screen "notes" has no chunk of its own: dist\/static-screen\/notes\.tsx is imported statically/)
 })
+
+t.test('the registry imports its screens only through import(): no screen can import its way back into it', async (t) => {
+  const registry = 'src/screens/index.ts'
+  const { metafile } = await esbuild.build({ absWorkingDir: PROJECT, entryPoints: [registry], bundle: true, write: false, metafile: true, format: 'esm', packages: 'external', jsx: 'automatic', logLevel: 'silent' })
+  const imports = metafile.inputs[registry]?.imports ?? []
+  t.ok(imports.some(({ kind }) => kind === 'dynamic-import'), 'the screens, each through import()')
+  t.same(imports.filter(({ kind }) => kind !== 'dynamic-import').map(({ path }) => path), ['src/ui/define-screen.ts'], 'and statically only the kit')
+  t.same(metafile.inputs['src/ui/define-screen.ts']?.imports.filter(({ external }) => !external), [], 'which imports nothing of ours')
+})
