@@ -49,7 +49,7 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // page: an id from the page table, which is declared in code.
+  // page: a screen id from the registry (src/screens/index.ts), which is declared in code.
   readonly #documents = new Counter({
     name: 'documents_rendered_total',
     help: 'Documents sent, by page id and whether the render cache served them (hit), rendered them (miss; kept once asked for twice) or could not keep them (bypass).',
