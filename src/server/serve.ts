@@ -49,7 +49,6 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
   })
 
   try {
-    await devTools?.beforeListen()
     await app.listen({ port: env.PORT, host: env.HOST })
     if (app.metrics && env.METRICS_PORT !== undefined) {
       metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)
