@@ -6,6 +6,7 @@ import * as esbuild from 'esbuild'
 import { minify } from 'terser'
 import { serverCodeStaysOnServer } from './boundary.mjs'
 import { precompress } from './compress.mjs'
+import { nameByContent } from './content-names.mjs'
 import { foldIntoEntry } from './fold-into-entry.mjs'
 import { manifestFrom } from './manifest.mjs'
 import { clientOut, dist, root } from './paths.mjs'
@@ -85,13 +86,13 @@ async function minifyScripts (metafile) {
 
 /**
  * The browser files as they ship: esbuild's build, the shell folded into one
- * file, terser after. `npm run dev` uses esbuild's alone.
+ * file, terser, then names from the final bytes. `npm run dev` uses esbuild's alone.
  * @param {import('esbuild').BuildOptions} options
  * @returns {Promise<import('esbuild').Metafile>}
  */
 export async function buildBrowserFiles (options) {
   const { metafile } = await esbuild.build({ ...options, metafile: true })
-  return minifyScripts(await foldIntoEntry(metafile, options))
+  return nameByContent(await minifyScripts(await foldIntoEntry(metafile, options)))
 }
 
 /** dist/client from scratch: static files, the browser build and its compressed copies; resolves to the manifest. */

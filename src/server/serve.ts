@@ -31,7 +31,8 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
     instrumentation: tracing?.plugin,
     logger: {
       level: env.LOG_LEVEL,
-      ...(process.env.LOG_PRETTY === 'true' ? { stream: await prettyStream() } : {})
+      // Readable logs for a developer, formatted by pino-pretty (a devDependency) in pino's worker thread.
+      ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
     }
   })
   for (const warning of warnings) app.log.warn(warning)
@@ -48,7 +49,6 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
   })
 
   try {
-    await devTools?.beforeListen()
     await app.listen({ port: env.PORT, host: env.HOST })
     if (app.metrics && env.METRICS_PORT !== undefined) {
       metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)
@@ -59,10 +59,4 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
     app.log.fatal({ err: error }, 'could not start listening')
     process.exit(1)
   }
-}
-
-/** Readable logs for a developer, formatted in-process: a transport's worker cannot be found inside the bundle. */
-async function prettyStream () {
-  const { default: pretty } = await import('pino-pretty')
-  return pretty({ translateTime: 'HH:MM:ss', ignore: 'pid,hostname' })
 }

@@ -29,7 +29,7 @@ const ORIGINAL_TEXT = 'The shell every screen of Agent Stack is rendered in.'
 async function projectCopy (t: Test): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'dev-loop-')))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  for (const entry of ['src', 'static', 'build', 'dev-loop.mjs', 'package.json', 'tsconfig.json']) await cp(join(ROOT, entry), join(dir, entry), { recursive: true })
+  for (const entry of ['src', 'static', 'build', 'package.json', 'tsconfig.json']) await cp(join(ROOT, entry), join(dir, entry), { recursive: true })
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   return dir
 }

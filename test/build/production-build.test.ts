@@ -10,7 +10,7 @@ import { startListening } from '../helpers/process.js'
 
 /**
  * The development loop's additions (src/server/dev/: the event stream, the
- * script in every document, failure details, the standby server) exist only
+ * script in every document, failure details) exist only
  * in `npm run dev`'s server bundle. The production build, as `npm test` and
  * `npm start` make it, holds none of them, nor React's development build.
  */
@@ -38,7 +38,6 @@ t.test('the built server and browser files hold no trace of them', async (t) => 
     const server = await readFile(join(DIST_DIR, 'server', file), 'utf8')
     t.same(MARKERS.filter((marker) => server.includes(marker)), [], `dist/server/${file}: none`)
   }
-  t.notOk(built.some((file) => file.startsWith('standby')), 'and no standby server')
   const assets = join(DIST_DIR, 'client', 'assets')
   for (const file of (await readdir(assets)).filter((name) => name.endsWith('.js'))) {
     const code = await readFile(join(assets, file), 'utf8')

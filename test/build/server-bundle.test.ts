@@ -8,7 +8,7 @@ import { buildServer } from '../../build/server.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { TEST_SECRETS } from '../helpers/app.js'
-import { freePort, startListening } from '../helpers/process.js'
+import { freePort, startListening, startServer } from '../helpers/process.js'
 
 /**
  * The built server: our code and the packages it runs in ES modules under
@@ -50,7 +50,7 @@ t.test('from node_modules the server loads pino at start-up, and OpenTelemetry\'
   const imports = Object.values(metafile.outputs).flatMap((output) => output.imports).filter((imported) => imported.external && !isBuiltin(imported.path))
   const names = (kind: string) => [...new Set(imports.filter((imported) => imported.kind === kind).map((imported) => imported.path))].sort()
   t.same(names('import-statement').concat(names('require-call')), ['pino'], 'pino alone, whose transports run from files beside its own')
-  t.same(names('dynamic-import'), [...OPENTELEMETRY_SDK, 'pino-pretty'].sort(), 'tracing\'s packages and the developer\'s log formatter, on demand')
+  t.same(names('dynamic-import'), OPENTELEMETRY_SDK.sort(), 'tracing\'s packages, on demand')
   t.notOk(imports.some((imported) => imported.path === '@opentelemetry/api'), '@opentelemetry/api, which prom-client requires at start-up, is bundled')
 })
 
@@ -105,4 +105,14 @@ t.test('the server says which Node runs it once ready: Node 24, the engine packa
   const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: 'production' })
   const ready = await server.waitForLog((line) => line.msg === 'ready')
   t.match(ready.node, /^24\.\d+\.\d+$/)
+})
+
+t.test('a pino transport runs in the built server: LOG_PRETTY=true formats the log with pino-pretty in pino\'s worker thread', async (t) => {
+  const port = await freePort()
+  const server = startServer(t, { ...TEST_SECRETS, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_PRETTY: 'true' })
+  await server.waitForLog((line) => /^\[\d\d:\d\d:\d\d\] INFO: Server listening at http:\/\/127\.0\.0\.1:\d+$/.test(String(line.msg)))
+  t.notOk(server.logs().some((line) => 'level' in line), 'no line of JSON: every one went through the transport')
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null }, 'and it still exits cleanly, its worker with it')
+  t.equal(server.stderr(), '')
 })

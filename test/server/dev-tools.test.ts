@@ -14,7 +14,7 @@ import { build, inlineScripts, type BuildOptions } from '../helpers/app.js'
 
 const HTML = { accept: 'text/html' }
 
-/** The app with development tools, talking to a stand-in for dev-loop.mjs's IPC channel. */
+/** The app with development tools, talking to a stand-in for build/dev.mjs's IPC channel. */
 async function buildDev (t: Test, options: BuildOptions = {}) {
   const channel = Object.assign(new EventEmitter(), { off: EventEmitter.prototype.off }) as EventEmitter & Channel
   let watcherGone = 0
@@ -153,25 +153,7 @@ t.test('one log line per request, none for assets that were served', async (t) =
   t.notOk(logs.some((line) => line.msg === 'incoming request' || line.msg === 'request completed'), 'not Fastify’s two lines')
 })
 
-t.test('started by dev-loop.mjs, a server says it is ready and listens only when told the port is free', async (t) => {
-  const sent: unknown[] = []
-  const channel = Object.assign(new EventEmitter(), { send: (message: unknown) => { sent.push(message) } }) as EventEmitter & Channel
-  let listening = false
-  const waiting = devTools({ channel }).beforeListen().then(() => { listening = true })
-  await new Promise((resolve) => setImmediate(resolve))
-  t.same(sent, [{ type: 'ready' }])
-  channel.emit('message', { type: 'build-status', errors: [] })
-  await new Promise((resolve) => setImmediate(resolve))
-  t.equal(listening, false, 'still waiting')
-  channel.emit('message', { type: 'listen' })
-  await waiting
-  t.equal(listening, true)
-  t.equal(channel.listenerCount('message'), 0, 'and stops waiting for the word')
-  // Started any other way, it listens at once.
-  await devTools({ channel: null }).beforeListen()
-})
-
-t.test('when dev-loop.mjs goes away, the server is told to stop', async (t) => {
+t.test('when build/dev.mjs goes away, the server is told to stop', async (t) => {
   const { channel, watcherGone } = await buildDev(t)
   channel.emit('disconnect')
   t.equal(watcherGone(), 1)
@@ -183,7 +165,7 @@ t.test('closing the app ends open event streams at once', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 50))
   await app.close()
   t.same((await Promise.all(streams)).map((response) => response.statusCode), [200, 200])
-  t.equal(channel.listenerCount('message') + channel.listenerCount('disconnect'), 0, 'and stops listening to dev-loop.mjs')
+  t.equal(channel.listenerCount('message') + channel.listenerCount('disconnect'), 0, 'and stops listening to build/dev.mjs')
 })
 
 t.test('without development tools (any other build): no event stream, no script, no failure details', async (t) => {

@@ -11,8 +11,7 @@ export interface Tracing {
   shutdown: () => Promise<void>
 }
 
-// Imported on demand only: its context propagation turns on async hooks for the whole process
-// (docs/decisions/observability.md).
+// Imported on demand only: its SDK is long to load and its spans cost every request (docs/decisions/observability.md).
 export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: serviceName }: Pick<Env, 'OTEL_SERVICE_NAME'> & { OTEL_EXPORTER_OTLP_ENDPOINT: string }): Promise<Tracing> {
   const [{ SpanStatusCode }, { FastifyOtelInstrumentation }, { NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/api'),
