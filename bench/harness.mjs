@@ -1,7 +1,8 @@
 // What npm run bench and npm run soak share: the app started as in production
-// and pinned to core 0, autocannon (bench/load.mjs, one process for every run)
-// pinned to core 1, and the readings of both taken from /proc. Every process
-// started here is stopped when the importing script exits.
+// and pinned to core 0; the load on core 1, from wrk (bench/wrk.mjs) for the
+// bench and autocannon (bench/load.mjs, one process for every run) for the
+// soak's fixed rate; the readings of both sides taken from /proc. Every
+// process started here is stopped when the importing script exits.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
@@ -10,6 +11,7 @@ import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runWrk } from './wrk.mjs'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const SERVER_CORE = '0'
@@ -78,34 +80,53 @@ const appEnv = (port, env = {}) => ({
   ...env
 })
 
-const PROBE = join(root, 'bench', 'cache-outcome-probe.mjs')
+const PROBE = join(root, 'bench', 'app-probe.mjs')
 
 /**
  * Starts the built app as production runs it (plus `env`), on its own core,
- * with the bench's probe of the render cache (cacheOutcomes); resolves once
- * it answers its health check.
+ * with the bench's probe (cacheOutcomes, cpuUsageMicros); resolves once it
+ * answers its health check. `script` runs another entry of the same build
+ * (bench/stream-app.mjs).
  */
-export async function startApp (env = {}) {
+export async function startApp (env = {}, { script = 'dist/server/main.js' } = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
+  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, script], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
   await waitForHealth(url, child)
   return { url, child }
 }
 
-/** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
-export function cacheOutcomes (child) {
+/** Starts another server (the peer) on the servers' core, with PORT and HOST; resolves once it answers its health check. */
+export async function startServer ({ script, cwd, env = {} }) {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = pinned(SERVER_CORE, [script], { cwd, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' } })
+  await waitForHealth(url, child)
+  return { url, child }
+}
+
+/** One answer of the app's probe (bench/app-probe.mjs) to `question`, read from its `key`. */
+function askProbe (child, question, key) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error('the app\'s cache-outcome probe did not answer')) }, 5000)
+    const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error(`the app's probe did not answer ${question}`)) }, 5000)
     const onMessage = (message) => {
-      if (!message?.cacheOutcomes) return
+      if (!message?.[key]) return
       clearTimeout(timer)
       child.off('message', onMessage)
-      resolve(message.cacheOutcomes)
+      resolve(message[key])
     }
     child.on('message', onMessage)
-    child.send('cache-outcomes')
+    child.send(question)
   })
+}
+
+/** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
+export const cacheOutcomes = (child) => askProbe(child, 'cache-outcomes', 'cacheOutcomes')
+
+/** The app's CPU time so far, user and system, in µs. */
+export const cpuUsageMicros = async (child) => {
+  const { user, system } = await askProbe(child, 'cpu-usage', 'cpuUsage')
+  return user + system
 }
 
 /** One GET on a fresh connection: its status once the whole body is in. */
@@ -159,9 +180,23 @@ export async function rssMiB (pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
 }
 
+/**
+ * One wrk run (bench/wrk.mjs) on the generator's core against the server
+ * `serverPid`: its readings, plus the CPU seconds the server spent, how busy
+ * that kept its core, and its CPU µs per request.
+ */
+export async function measureLoad (url, route, { connections, seconds, stopAfter }, serverPid) {
+  const before = await cpuTicks(serverPid)
+  const started = performance.now()
+  const result = await runWrk({ url, route, connections, seconds: seconds ?? 60, stopAfter, core: GENERATOR_CORE })
+  const wallSeconds = (performance.now() - started) / 1000
+  const serverCpuSeconds = (await cpuTicks(serverPid) - before) / 100
+  return { ...result, serverCpu: serverCpuSeconds / wallSeconds, cpuMicros: serverCpuSeconds * 1e6 / Math.max(1, result.requests) }
+}
+
 let generator = null
 
-/** The load generator (bench/load.mjs), started on first use and kept for every run after. */
+/** The soak's load generator (bench/load.mjs), started on first use and kept for every run after. */
 function loadGenerator () {
   if (generator === null) {
     generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
@@ -188,7 +223,7 @@ function nextAnswer (child, what) {
 }
 
 /**
- * One autocannon run (its options as autocannon takes them) on the generator's
+ * One autocannon run for the soak (its options as autocannon takes them) on the generator's
  * core: its result, the CPU seconds the server spent, and how busy the server
  * and the generator were, in cores.
  */
