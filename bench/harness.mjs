@@ -1,8 +1,7 @@
 // What npm run bench and npm run soak share: the app started as in production
-// and pinned to core 0; the load on core 1, from wrk (bench/wrk.mjs) for the
-// bench and autocannon (bench/load.mjs, one process for every run) for the
-// soak's fixed rate; the readings of both sides taken from /proc. Every
-// process started here is stopped when the importing script exits.
+// and pinned to core 0, wrk (bench/wrk.mjs) pinned to core 1, and the
+// server's readings taken from /proc. Every process started here is stopped
+// when the importing script exits.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
@@ -181,68 +180,18 @@ export async function rssMiB (pid) {
 }
 
 /**
- * One wrk run (bench/wrk.mjs) on the generator's core against the server
- * `serverPid`: its readings, plus the CPU seconds the server spent, how busy
- * that kept its core, and its CPU µs per request.
+ * One wrk run (bench/wrk.mjs: a route, or a mix with a pause before each
+ * request) on the generator's core against the server `serverPid`: its
+ * readings, plus the CPU seconds the server spent, how busy that kept its
+ * core, and its CPU µs per request.
  */
-export async function measureLoad (url, route, { connections, seconds, stopAfter }, serverPid) {
+export async function measureLoad (url, route, { connections, seconds, stopAfter, mix, delayMs }, serverPid) {
   const before = await cpuTicks(serverPid)
   const started = performance.now()
-  const result = await runWrk({ url, route, connections, seconds: seconds ?? 60, stopAfter, core: GENERATOR_CORE })
+  const result = await runWrk({ url, route, mix, delayMs, connections, seconds: seconds ?? 60, stopAfter, core: GENERATOR_CORE })
   const wallSeconds = (performance.now() - started) / 1000
   const serverCpuSeconds = (await cpuTicks(serverPid) - before) / 100
   return { ...result, serverCpu: serverCpuSeconds / wallSeconds, cpuMicros: serverCpuSeconds * 1e6 / Math.max(1, result.requests) }
-}
-
-let generator = null
-
-/** The soak's load generator (bench/load.mjs), started on first use and kept for every run after. */
-function loadGenerator () {
-  if (generator === null) {
-    generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-    generator.once('exit', () => { generator = null })
-  }
-  return generator
-}
-
-/** The generator's answer to one run, or an error if it stops before answering. */
-function nextAnswer (child, what) {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message) => {
-      child.off('exit', onExit)
-      if (message.error) reject(new Error(`the load generator failed for ${what}: ${message.error}`))
-      else resolve(message)
-    }
-    const onExit = (code) => {
-      child.off('message', onMessage)
-      reject(new Error(`the load generator exited (${code}) during ${what}`))
-    }
-    child.once('message', onMessage)
-    child.once('exit', onExit)
-  })
-}
-
-/**
- * One autocannon run for the soak (its options as autocannon takes them) on the generator's
- * core: its result, the CPU seconds the server spent, and how busy the server
- * and the generator were, in cores.
- */
-export async function generateLoad (what, options, serverPid) {
-  const child = loadGenerator()
-  const [serverBefore, generatorBefore] = await Promise.all([cpuTicks(serverPid), cpuTicks(child.pid)])
-  const started = Date.now()
-  const answer = nextAnswer(child, what)
-  child.send(options)
-  const result = await answer
-  const seconds = (Date.now() - started) / 1000
-  const [serverAfter, generatorAfter] = await Promise.all([cpuTicks(serverPid), cpuTicks(child.pid)])
-  const serverCpuSeconds = (serverAfter - serverBefore) / 100
-  return {
-    result,
-    serverCpuSeconds,
-    serverCpu: serverCpuSeconds / seconds,
-    generatorCpu: (generatorAfter - generatorBefore) / 100 / seconds
-  }
 }
 
 /** A stand-in OTLP/HTTP collector that reads and drops every export, for the traced variant. */

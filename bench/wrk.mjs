@@ -32,14 +32,27 @@ export function ensureWrk () {
 
 let runs = 0
 
+const headerLines = (headers = {}) => Object.entries(headers).map(([name, value]) => `${name}: ${value}\n`).join('')
+
+/** A mix of requests ({ method, path, headers, body }) as the script reads it: one set of variables per request. */
+function mixEnv (mix) {
+  const env = { BENCH_MIX_COUNT: String(mix.length), BENCH_COUNT_STATUSES: '1' }
+  mix.forEach((request, index) => {
+    const prefix = `BENCH_MIX_${index + 1}_`
+    Object.assign(env, { [`${prefix}METHOD`]: request.method ?? 'GET', [`${prefix}PATH`]: request.path, [`${prefix}HEADERS`]: headerLines(request.headers) })
+    if (request.body !== undefined) env[`${prefix}BODY`] = request.body
+  })
+  return env
+}
+
 /** The variables bench/wrk-route.lua reads for one run. */
-function scriptEnv (route, stopAfter) {
-  const headers = Object.entries(route.headers ?? {}).map(([name, value]) => `${name}: ${value}\n`).join('')
+function scriptEnv ({ route, mix, stopAfter, delayMs }) {
+  if (mix) return { ...process.env, ...mixEnv(mix), ...(delayMs ? { BENCH_DELAY_MS: String(delayMs) } : {}) }
   return {
     ...process.env,
     BENCH_METHOD: route.method ?? 'GET',
     BENCH_PATH: route.path,
-    BENCH_HEADERS: headers,
+    BENCH_HEADERS: headerLines(route.headers),
     ...(route.body === undefined ? {} : { BENCH_BODY: route.body }),
     ...(route.addresses
       ? {
@@ -55,16 +68,19 @@ function scriptEnv (route, stopAfter) {
 }
 
 /**
- * One wrk run against `url` for `route` (method, path, headers, body,
- * addresses), pinned to `core`: for `seconds`, or until `stopAfter` responses.
- * Resolves to requests/s, latency percentiles in ms, errors (connection
- * errors and timeouts), bad statuses (4xx and 5xx, as wrk counts them) and
- * how busy wrk kept its core.
+ * One wrk run against `url`, pinned to `core`, for `seconds` or until
+ * `stopAfter` responses: of `route` (method, path, headers, body, addresses),
+ * or of a `mix` of requests each connection cycles through, pausing
+ * `delayMs` before each. Resolves to requests/s, latency percentiles and
+ * maximum in ms, errors (connection errors and timeouts), bad statuses (4xx
+ * and 5xx, as wrk counts them), the count of each status (a mix, or
+ * stopAfter) and how busy wrk kept its core.
  */
-export async function runWrk ({ url, route, connections, seconds, stopAfter, core }) {
-  const args = ['-c', core, 'wrk', '-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '5s', '-s', SCRIPT, `${url}${route.path}`]
+export async function runWrk ({ url, route, mix, connections, seconds, stopAfter, delayMs, core }) {
+  const target = mix ? `${url}/` : `${url}${route.path}`
+  const args = ['-c', core, 'wrk', '-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '5s', '-s', SCRIPT, target]
   const started = performance.now()
-  const child = spawn('taskset', args, { env: scriptEnv(route, stopAfter), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('taskset', args, { env: scriptEnv({ route, mix, stopAfter, delayMs }), stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk })
@@ -72,7 +88,7 @@ export async function runWrk ({ url, route, connections, seconds, stopAfter, cor
   const [code] = await once(child, 'exit')
   const wallSeconds = (performance.now() - started) / 1000
   const line = stdout.split('\n').find((text) => text.startsWith('BENCH_RESULT '))
-  if (code !== 0 || !line) throw new Error(`wrk exited with ${code} for ${route.name ?? route.path}: ${(stderr || stdout).trim().split('\n').at(-1)}`)
+  if (code !== 0 || !line) throw new Error(`wrk exited with ${code} for ${route?.name ?? route?.path ?? 'a mix'}: ${(stderr || stdout).trim().split('\n').at(-1)}`)
   const result = JSON.parse(line.slice('BENCH_RESULT '.length))
   const { errors } = result
   return {
@@ -80,8 +96,10 @@ export async function runWrk ({ url, route, connections, seconds, stopAfter, cor
     rps: result.requests / (result.durationMicros / 1e6),
     p50: result.latencyMicros.p50 / 1000,
     p99: result.latencyMicros.p99 / 1000,
+    max: result.latencyMicros.max / 1000,
     errors: errors.connect + errors.read + errors.write + errors.timeout,
     badStatus: errors.status,
+    statuses: result.statuses,
     generatorCpu: result.cpuTicks < 0 ? 0 : result.cpuTicks / TICKS_PER_SECOND / wallSeconds
   }
 }
