@@ -3,7 +3,7 @@
 // of one-off addresses, the time from process start to readiness, and the
 // JavaScript a visit loads first. docs/performance.md describes the method.
 //
-//   npm run bench                   the full run (about six minutes)
+//   npm run bench                   the full run (about eight minutes; ten with --peers)
 //   npm run bench -- --short        a few rounds of everything, to try the bench itself; not a result
 //   npm run bench -- --peers        also React Router 7 (bench/peers/react-router/), installed on first use
 //
@@ -259,6 +259,11 @@ async function main () {
     startup = await measureStartup()
   }
   const streaming = MEASURE_STREAMING ? await measureStreaming() : null
+  if (ROUTES.length === 0) {
+    // BENCH_ONLY named start-up or streaming alone: no server to compare, nothing written.
+    printStreamingAndStartup(streaming, startup)
+    return [streaming?.timeToHead.status, streaming?.cpu.status, startup?.status].every((status) => status === undefined || status === 'met')
+  }
 
   const { url: appUrl, child: app } = await startApp()
   const servers = { app: { url: appUrl, pid: app.pid, child: app } }
@@ -454,18 +459,11 @@ function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, star
   }
   printRows(checkRows)
 
-  if (streaming) {
-    const { timeToHead, cpu } = streaming
-    console.log(`\nstreamed page (data takes 1 s), ${streaming.connections} connections: time to head p50 ${timeToHead.p50} ms, p99 ${timeToHead.p99} ms over ${timeToHead.requests} requests (target p50 < ${timeToHead.target.p50Ms}, p99 < ${timeToHead.target.p99Ms}: ${STATUS_WORDS[timeToHead.status]}); whole document p50 ${timeToHead.wholePageP50} ms; errors ${timeToHead.errors}, bad status ${timeToHead.badStatus}`)
-    console.log(`render CPU per streamed request ÷ the same page rendered whole: ${cpu.ratio}× (${cpu.streamedMicrosByRound.join(', ')} µs ÷ ${cpu.wholeMicrosByRound.join(', ')} µs; target ≤ ${cpu.target}×: ${STATUS_WORDS[cpu.status]})`)
-  }
+  printStreamingAndStartup(streaming, null)
   if (mixed) {
     console.log(`\n${MIXED.name} (app alone, ${MIXED.seconds} s): ${mixed.rps} req/s, popular pages served from the cache ${percent(mixed.popularHitRatio)} (target > ${MIXED.popularHitTarget * 100}%: ${mixed.met ? 'met' : 'MISSED'}), unique ${percent(mixed.uniqueHitRatio)}, errors ${mixed.errors}, non-2xx/3xx ${mixed.badStatus}`)
   }
-  if (startup) {
-    console.log(`start-up to readiness: median ${startup.medianReadyMs} ms of ${startup.readyMs.length} (${startup.readyMs.join(', ')}) (target ≤ ${startup.targetMs} ms: ${STATUS_WORDS[startup.status]})`)
-    console.log(`first GET / after start: median ${startup.medianFirstPageMs} ms (${startup.firstPageMs.join(', ')})`)
-  }
+  printStreamingAndStartup(null, startup)
   console.log(`app resident memory after each round: ${memory.join(' → ')} MiB (${memoryHeldFlat ? 'flat' : 'GROWING'})`)
   console.log(`initial JavaScript, gzip as served: shell ${client.shell.gzip} KiB (budget ${client.budgets.shellKiB}), with the heaviest page "${client.heaviestPage.id}" ${client.initial.gzip} KiB (budget ${client.budgets.withHeaviestPageKiB}): ${STATUS_WORDS[client.status]}; ${client.initial.raw} KiB raw, ${client.initial.brotli} KiB brotli`)
   console.log(`tracker chunk:      ${client.tracker.raw} KiB raw, ${client.tracker.gzip} KiB gzip, ${client.tracker.brotli} KiB brotli (loaded after hydration)`)
@@ -475,6 +473,18 @@ function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, star
     void: `VOID: the ceiling reached less than ${CEILING_SHARE_OF_BARE * 100} % of Node's bare http server replaying the same bytes, so its ratios prove nothing`
   }
   console.log(`\nverdict: ${verdictWords[verdict]}${SHORT ? ' (a short run: a trial of the bench, not a result)' : ''}`)
+}
+
+function printStreamingAndStartup (streaming, startup) {
+  if (streaming) {
+    const { timeToHead, cpu } = streaming
+    console.log(`\nstreamed page (data takes 1 s), ${streaming.connections} connections: time to head p50 ${timeToHead.p50} ms, p99 ${timeToHead.p99} ms over ${timeToHead.requests} requests (target p50 < ${timeToHead.target.p50Ms}, p99 < ${timeToHead.target.p99Ms}: ${STATUS_WORDS[timeToHead.status]}); whole document p50 ${timeToHead.wholePageP50} ms; errors ${timeToHead.errors}, bad status ${timeToHead.badStatus}`)
+    console.log(`render CPU per streamed request ÷ the same page rendered whole: ${cpu.ratio}× (${cpu.streamedMicrosByRound.join(', ')} µs ÷ ${cpu.wholeMicrosByRound.join(', ')} µs; target ≤ ${cpu.target}×: ${STATUS_WORDS[cpu.status]})`)
+  }
+  if (startup) {
+    console.log(`start-up to readiness: median ${startup.medianReadyMs} ms of ${startup.readyMs.length} (${startup.readyMs.join(', ')}) (target ≤ ${startup.targetMs} ms: ${STATUS_WORDS[startup.status]})`)
+    console.log(`first GET / after start: median ${startup.medianFirstPageMs} ms (${startup.firstPageMs.join(', ')})`)
+  }
 }
 
 await runMain('bench', main)
