@@ -122,7 +122,7 @@ function askProbe (child, question, key) {
 /** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
 export const cacheOutcomes = (child) => askProbe(child, 'cache-outcomes', 'cacheOutcomes')
 
-/** The app's CPU time so far, user and system, in µs. */
+/** A server's CPU time so far (the app's probe, or a ceiling's answer), user and system, in µs. */
 export const cpuUsageMicros = async (child) => {
   const { user, system } = await askProbe(child, 'cpu-usage', 'cpuUsage')
   return user + system

@@ -40,7 +40,7 @@ const WARMUP = SHORT ? 1 : 2
 /** The rounds' connection count, and the two the ceiling is checked at: enough for wrk to keep one core busy. */
 const CONNECTIONS = 64
 const CHECK_CONNECTIONS = [16, 64]
-const CHECK_REPEATS = SHORT ? 1 : 3
+const CHECK_REPEATS = setting('BENCH_CHECK_REPEATS', 3, 1)
 
 const PAGE_HEADERS = { cookie: VISITOR_COOKIES, accept: 'text/html' }
 // The same visitor every time: served from the render cache.
@@ -84,10 +84,13 @@ const STREAM = { headers: PAGE_HEADERS, rounds: setting('BENCH_STREAM_ROUNDS', 6
 const STARTS = setting('BENCH_STARTS', 10, 3)
 
 // BENCH_ONLY="GET /" (or several names, comma-separated; "start-up" for the
-// starts, "streaming" for the streamed page) measures only those while
-// profiling; the full run measures all.
+// starts, "streaming" for the streamed page, "ceiling check" for the check of
+// the ceiling against bare http alone, of the routes named or of all) measures
+// only those while profiling; the full run measures all.
 const ONLY = process.env.BENCH_ONLY?.split(',')
-const ROUTES = ONLY ? ALL_ROUTES.filter((route) => ONLY.includes(route.name)) : ALL_ROUTES
+const CHECK_ONLY = ONLY?.includes('ceiling check') ?? false
+const NAMED = ONLY ? ALL_ROUTES.filter((route) => ONLY.includes(route.name)) : ALL_ROUTES
+const ROUTES = CHECK_ONLY && NAMED.length === 0 ? ALL_ROUTES.filter((route) => !route.server) : NAMED
 const MEASURE_STARTUP = !ONLY || ONLY.includes('start-up')
 const MEASURE_STREAMING = !ONLY || ONLY.includes('streaming')
 
@@ -100,7 +103,9 @@ async function captureFixtures (url) {
   // A variant's requests are the app's own: the ceiling answers them from the same fixture.
   for (const route of ALL_ROUTES.filter((route) => !route.server)) {
     const address = route.queryParameter ? `${route.path}?${route.queryParameter}=fixture` : route.path
-    const response = await fetch(`${url}${address}`, { method: route.method, headers: route.headers, body: route.body, redirect: 'manual' })
+    // fetch asks for gzip unless told otherwise, and hands back the body decoded:
+    // the ceilings would replay plain bytes labelled gzip. wrk asks for no encoding.
+    const response = await fetch(`${url}${address}`, { method: route.method, headers: { 'accept-encoding': 'identity', ...route.headers }, body: route.body, redirect: 'manual' })
     const headers = {}
     for (const [name, value] of response.headers) if (!TRANSIENT_HEADERS.has(name)) headers[name] = value
     const setCookies = response.headers.getSetCookie()
@@ -127,6 +132,7 @@ async function checkPeer (url) {
 /** One wrk run for a route on one server, at `connections`, for `seconds` (or until `stopAfter` responses). */
 const load = (server, route, { connections = CONNECTIONS, seconds = DURATION, stopAfter } = {}) => measureLoad(server.url, route, { connections, seconds, stopAfter }, server.pid)
 
+const round1 = (value) => Number(value.toFixed(1))
 const round2 = (value) => Number(value.toFixed(2))
 
 function summarize (runs) {
@@ -158,21 +164,29 @@ async function measureStartup () {
 /**
  * The ceiling checked against Node's own http server replaying the same
  * bytes, each at both connection counts, alternating which goes first; the
- * median of CHECK_REPEATS runs of each.
+ * median of CHECK_REPEATS runs of each, in requests/s, and each server's CPU
+ * µs per request at its better count, which a busy machine moves less.
  */
 async function checkCeiling (route, ceiling, bare) {
   const readings = { ceiling: {}, bare: {} }
+  const micros = { ceiling: {}, bare: {} }
   for (const connections of CHECK_CONNECTIONS) {
     const runs = { ceiling: [], bare: [] }
     for (let repeat = 0; repeat < CHECK_REPEATS; repeat++) {
       for (const name of repeat % 2 ? ['bare', 'ceiling'] : ['ceiling', 'bare']) {
-        runs[name].push((await load(name === 'bare' ? bare : ceiling, route, { connections })).rps)
+        const server = name === 'bare' ? bare : ceiling
+        const before = await cpuUsageMicros(server.child)
+        const run = await load(server, route, { connections })
+        runs[name].push({ ...run, cpuMicros: (await cpuUsageMicros(server.child) - before) / Math.max(1, run.requests) })
       }
     }
-    readings.ceiling[connections] = Math.round(median(runs.ceiling))
-    readings.bare[connections] = Math.round(median(runs.bare))
+    for (const name of ['ceiling', 'bare']) {
+      readings[name][connections] = Math.round(median(runs[name].map((run) => run.rps)))
+      micros[name][connections] = round1(median(runs[name].map((run) => run.cpuMicros)))
+    }
   }
-  return { ...readings, ...ceilingCheck(readings.ceiling, readings.bare) }
+  const check = ceilingCheck(readings.ceiling, readings.bare)
+  return { ...readings, ...check, cpuMicros: { ceiling: micros.ceiling[check.ceilingConnections], bare: micros.bare[check.bareConnections] } }
 }
 
 /** The time-to-head client (bench/time-to-head.mjs) on the generator's core, for one run. */
@@ -298,7 +312,7 @@ async function main () {
 
   console.log(`warming up (${WARMUP} s per route and server)`)
   for (const route of ROUTES) {
-    for (const name of ['app', 'ceiling', 'bare', 'peer']) {
+    for (const name of CHECK_ONLY ? ['ceiling', 'bare'] : ['app', 'ceiling', 'bare', 'peer']) {
       if ((name === 'bare' && route.server) || (name === 'peer' && !(PEERS && route.peer))) continue
       await load(serverOf(route, name), route, { seconds: WARMUP })
     }
@@ -307,6 +321,11 @@ async function main () {
   console.log(`checking the ceiling against Node's http server at ${CHECK_CONNECTIONS.join(' and ')} connections`)
   const ceilingChecks = {}
   for (const route of ROUTES.filter((route) => !route.server)) ceilingChecks[route.name] = await checkCeiling(route, servers.ceiling, servers.bare)
+  if (CHECK_ONLY) {
+    // The check alone, while working on the ceiling: printed, nothing written.
+    printCeilingChecks(ceilingChecks)
+    return Object.values(ceilingChecks).every((check) => check.valid)
+  }
 
   const runs = Object.fromEntries(ROUTES.map((route) => [route.name, { app: [], ceiling: [], peer: [] }]))
   const cacheTallies = Object.fromEntries(ROUTES.map((route) => [route.name, {}]))
@@ -453,11 +472,7 @@ function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, star
     if (route.costMicrosPerRequest !== undefined) console.log(`\n${name}: ${route.costMicrosPerRequest} µs more CPU per request than without (median of the rounds' differences)`)
   }
 
-  const checkRows = [['ceiling check', ...CHECK_CONNECTIONS.map((count) => `ceiling @${count}`), ...CHECK_CONNECTIONS.map((count) => `bare http @${count}`), 'ceiling ÷ bare', `≥ ${CEILING_SHARE_OF_BARE * 100}%`]]
-  for (const [name, check] of Object.entries(ceilingChecks)) {
-    checkRows.push([name, ...CHECK_CONNECTIONS.map((count) => String(check.ceiling[count])), ...CHECK_CONNECTIONS.map((count) => String(check.bare[count])), percent(check.share), check.valid ? 'ok' : 'VOID'])
-  }
-  printRows(checkRows)
+  printCeilingChecks(ceilingChecks)
 
   printStreamingAndStartup(streaming, null)
   if (mixed) {
@@ -473,6 +488,15 @@ function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, star
     void: `VOID: the ceiling reached less than ${CEILING_SHARE_OF_BARE * 100} % of Node's bare http server replaying the same bytes, so its ratios prove nothing`
   }
   console.log(`\nverdict: ${verdictWords[verdict]}${SHORT ? ' (a short run: a trial of the bench, not a result)' : ''}`)
+}
+
+/** Each route's check: requests/s at both counts, the share, and the CPU µs per request of each server at its better count. */
+function printCeilingChecks (ceilingChecks) {
+  const rows = [['ceiling check', ...CHECK_CONNECTIONS.map((count) => `ceiling @${count}`), ...CHECK_CONNECTIONS.map((count) => `bare http @${count}`), 'ceiling ÷ bare', `≥ ${CEILING_SHARE_OF_BARE * 100}%`, 'CPU µs/request, ceiling / bare']]
+  for (const [name, check] of Object.entries(ceilingChecks)) {
+    rows.push([name, ...CHECK_CONNECTIONS.map((count) => String(check.ceiling[count])), ...CHECK_CONNECTIONS.map((count) => String(check.bare[count])), percent(check.share), check.valid ? 'ok' : 'VOID', `${check.cpuMicros.ceiling} / ${check.cpuMicros.bare}`])
+  }
+  printRows(rows)
 }
 
 function printStreamingAndStartup (streaming, startup) {

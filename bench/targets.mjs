@@ -120,17 +120,21 @@ export const CEILING_SHARE_OF_BARE = 0.9
  * Whether the ceiling was a ceiling. `ceiling` and `bare` map each of the two
  * connection counts to the requests/s measured there (the Fastify replay and
  * Node's own http server replaying the same bytes, from the same generator).
- * Each side is taken at its better count, so that neither is held back by
+ * Each side is taken at its better count (returned, so that the run can
+ * report each server's CPU there), so that neither is held back by
  * too few connections; a ceiling below CEILING_SHARE_OF_BARE of the bare
  * server leaves the ratios measured against it without a floor: the run is void.
  */
 export function ceilingCheck (ceiling, bare) {
   const counts = Object.keys(ceiling)
   if (counts.length < 2 || counts.some((count) => !(count in bare))) throw new Error('ceilingCheck needs both servers at the same two connection counts')
-  const bestCeiling = Math.max(...Object.values(ceiling))
-  const bestBare = Math.max(...Object.values(bare))
+  const better = (readings) => counts.reduce((best, count) => readings[count] > readings[best] ? count : best)
+  const ceilingConnections = better(ceiling)
+  const bareConnections = better(bare)
+  const bestCeiling = ceiling[ceilingConnections]
+  const bestBare = bare[bareConnections]
   const share = bestCeiling / bestBare
-  return { bestCeiling, bestBare, share, valid: share >= CEILING_SHARE_OF_BARE }
+  return { bestCeiling, bestBare, ceilingConnections: Number(ceilingConnections), bareConnections: Number(bareConnections), share, valid: share >= CEILING_SHARE_OF_BARE }
 }
 
 /** Time to head of a streamed page: both percentiles under their bounds, and every request answered. */

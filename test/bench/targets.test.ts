@@ -99,9 +99,11 @@ t.test('a percentile is read by nearest rank, and none without readings', async 
 t.test('a ceiling short of 90 % of bare Node http, each at its better connection count, voids the run', async (t) => {
   t.equal(CEILING_SHARE_OF_BARE, 0.9)
   const close = ceilingCheck({ 16: 30_000, 64: 45_000 }, { 16: 40_000, 64: 48_000 })
-  t.same(close, { bestCeiling: 45_000, bestBare: 48_000, share: 45_000 / 48_000, valid: true }, 'the better count of each side counts')
+  t.same(close, { bestCeiling: 45_000, bestBare: 48_000, ceilingConnections: 64, bareConnections: 64, share: 45_000 / 48_000, valid: true }, 'the better count of each side counts')
   t.equal(ceilingCheck({ 16: 27_000, 64: 27_000 }, { 16: 40_000, 64: 52_000 }).valid, false, 'a ceiling at half of what Node can do is no ceiling')
-  t.equal(ceilingCheck({ 16: 45_000, 64: 30_000 }, { 16: 50_000, 64: 46_000 }).valid, true, 'at 90 % exactly')
+  const crossed = ceilingCheck({ 16: 45_000, 64: 30_000 }, { 16: 46_000, 64: 50_000 })
+  t.equal(crossed.valid, true, 'at 90 % exactly')
+  t.same([crossed.ceilingConnections, crossed.bareConnections], [16, 64], 'each side at its own better count, which the run reports CPU at')
   t.throws(() => ceilingCheck({ 64: 45_000 }, { 64: 48_000 }), /same two connection counts/)
   t.throws(() => ceilingCheck({ 16: 1, 64: 1 }, { 16: 1, 32: 1 }), /same two connection counts/)
 })
