@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import type { PublicEnv } from '../shared/page-data.js'
-import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from './trust-proxy.js'
+import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from './http/trust-proxy.js'
 
 const Bool = (fallback: 'true' | 'false') =>
   Type.Union([Type.Literal('true'), Type.Literal('false')], { default: fallback, description: '"true" or "false"' })
@@ -59,7 +59,7 @@ export const EnvSchema = Type.Object({
 type RawEnv = Static<typeof EnvSchema>
 /**
  * The idle grace an instance that delays its shutdown gets unless told otherwise: longer than the upstream keepalive
- * timeout of the README's nginx (4 s) and of ingress-nginx (4 s), so the proxy closes an idle connection before the
+ * timeout of the nginx in docs/deploying.md (4 s) and of ingress-nginx (4 s), so the proxy closes an idle connection before the
  * app does and never sends a request down one being closed (a 502 or 503 in a rolling restart).
  */
 export const DRAINING_IDLE_GRACE_MS = 5000

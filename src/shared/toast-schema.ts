@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 
 // Text without control characters or lone surrogates, which JSON writes as six bytes each: every other UTF-16 unit is
-// at most three bytes, so any toast this schema accepts fits the flash cookie (src/server/flash-toast.ts, whose test
+// at most three bytes, so any toast this schema accepts fits the flash cookie (src/server/cookies/flash-toast.ts, whose test
 // sends the largest). An oversized toast is refused where it is made, never after a form's work is done.
 const TEXT = '^[^\\p{Cc}\\p{Cs}]*$'
 

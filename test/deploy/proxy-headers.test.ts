@@ -8,13 +8,13 @@ import { HOSTNAME, startNginx } from '../helpers/nginx.js'
 import { startListening } from '../helpers/process.js'
 
 /**
- * The README's nginx block in front of one instance that trusts it: what a client sends in the headers the app
+ * The nginx block of docs/deploying.md in front of one instance that trusts it: what a client sends in the headers the app
  * believes from that proxy (its own log id, trace context and host) never reaches the app.
  */
 
 const FORGED_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
 
-t.test('behind the README\'s nginx, a client chooses neither its log id, nor its trace, nor the host its page names', async (t) => {
+t.test('behind the nginx of docs/deploying.md, a client chooses neither its log id, nor its trace, nor the host its page names', async (t) => {
   const work = mkdtempSync(join(tmpdir(), 'agent-stack-proxy-'))
   chmodSync(work, 0o755)
   t.teardown(() => rmSync(work, { recursive: true, force: true }))

@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { DIST_DIR } from '../../src/server/app.js'
-import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/plain-http-warning.js'
-import { drainBoundMs } from '../../src/server/plugins/graceful-close.js'
-import { timeoutOptions } from '../../src/server/timeouts.js'
+import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/app/plain-http-warning.js'
+import { drainBoundMs } from '../../src/server/plugins/app/graceful-close.js'
+import { timeoutOptions } from '../../src/server/http/timeouts.js'
 import { pageData } from '../helpers/app.js'
 import { ROOT } from '../helpers/dockerfile.js'
 import { createHosts } from '../helpers/netns.js'
@@ -18,11 +18,11 @@ import { readmeNginx, upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
 
 /**
  * Rolling restarts under load, on real hosts: three instances, each in its own
- * network namespace, behind Debian's nginx configured with the README's block
+ * network namespace, behind Debian's nginx configured with the block of docs/deploying.md
  * and terminating TLS. Steady mixed traffic flows while each instance in turn
  * is signalled (readiness fails, it keeps serving for SHUTDOWN_DELAY_MS, then
  * drains and exits) and replaced by one that signs with the new secret: the
- * second step of the README's rotation, `old,new` → `new,old`, the one where
+ * second step of the rotation in docs/deploying.md, `old,new` → `new,old`, the one where
  * instances sign differently side by side. Nothing may fail.
  */
 
@@ -47,7 +47,7 @@ interface Outcome {
   problem?: string
 }
 
-t.test('the README\'s nginx closes idle upstream connections before the app does, and before the drain lets go of them', async (t) => {
+t.test('the nginx of docs/deploying.md closes idle upstream connections before the app does, and before the drain lets go of them', async (t) => {
   const proxyMs = upstreamKeepaliveTimeoutMs()
   t.ok(proxyMs < timeoutOptions().keepAliveTimeout, `nginx's keepalive_timeout (${proxyMs} ms) < the app's keep-alive timeout (${timeoutOptions().keepAliveTimeout} ms)`)
   t.ok(proxyMs < Number(DRAIN.SHUTDOWN_IDLE_GRACE_MS), 'and < SHUTDOWN_IDLE_GRACE_MS')

@@ -7,7 +7,7 @@ import type { Test } from 'tap'
 import { freePort, startProcess } from './process.js'
 import { readmeNginx } from './readme.js'
 
-/** The name the README's block serves, and the throwaway certificate is made for. */
+/** The name the block of docs/deploying.md serves, and the throwaway certificate is made for. */
 export const HOSTNAME = 'agent-stack.example'
 
 /** Polls `check` until it holds; fails with `what` past `timeoutMs`. */
@@ -20,7 +20,7 @@ export async function until (check: () => Promise<boolean>, timeoutMs: number, w
 }
 
 /**
- * Debian's nginx with the README's block: the upstream servers become our
+ * Debian's nginx with the block of docs/deploying.md: the upstream servers become our
  * instances, and it listens on a free port of 127.0.0.1 with a throwaway
  * certificate; nothing else of the block changes.
  */
@@ -42,7 +42,7 @@ export async function startNginx (t: Test, work: string, servers: string[]) {
     .replace(/^(\s*listen\s+)\S+/m, `$1127.0.0.1:${port}`)
     .replace(/^(\s*ssl_certificate\s+)\S+;/m, `$1${certificate};`)
     .replace(/^(\s*ssl_certificate_key\s+)\S+;/m, `$1${key};`)
-  if (server !== servers.length) throw new Error(`the README's upstream names ${server} servers, not ${servers.length}`)
+  if (server !== servers.length) throw new Error(`docs/deploying.md's upstream names ${server} servers, not ${servers.length}`)
   const accessLog = join(dir, 'access.log')
   writeFileSync(join(dir, 'nginx.conf'), `
 daemon off;
@@ -63,7 +63,7 @@ ${block}
 }
 `)
   const check = spawnSync('nginx', ['-t', '-q', '-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], { encoding: 'utf8' })
-  if (check.status !== 0) throw new Error(`nginx refuses the README's block: ${check.stderr}`)
+  if (check.status !== 0) throw new Error(`nginx refuses the block of docs/deploying.md: ${check.stderr}`)
   const nginx = startProcess(t, ['nginx', '-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], {})
   // Before startProcess's SIGKILL (teardowns run last first): a killed master would leave its worker behind.
   t.teardown(async () => {

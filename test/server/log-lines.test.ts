@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import t from 'tap'
-import { escapeLineSeparators, LOG_HOOKS } from '../../src/server/log-lines.js'
+import { escapeLineSeparators, LOG_HOOKS } from '../../src/server/observability/log-lines.js'
 
 t.test('a log line escapes U+2028 and U+2029: one line for every reader, the same JSON', async (t) => {
   let written = ''

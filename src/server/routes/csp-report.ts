@@ -1,10 +1,11 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { MinuteBudget, ReportLog, type ReportLogEntry } from '../csp-report-log.js'
-import { CSP_REPORT_PATH, CSP_REPORT_TYPES, readLegacyReport, readReportBatch, type CspViolation } from '../csp-report.js'
+import fp from 'fastify-plugin'
 import { handleErrorPlainly } from '../error-handler.js'
 import { clientError } from '../errors.js'
-import { mediaTypeOf } from '../negotiation.js'
+import { mediaTypeOf } from '../http/negotiation.js'
+import { MinuteBudget, ReportLog, type ReportLogEntry } from '../security/csp-report-log.js'
+import { CSP_REPORT_PATH, CSP_REPORT_TYPES, readLegacyReport, readReportBatch, type CspViolation } from '../security/csp-report.js'
 
 export interface CspReportOptions {
   /** Requests a minute from one client address (the proxy's `X-Forwarded-For` when trusted) before 429 (default 30). */
@@ -52,12 +53,12 @@ function unloggedLine (unlogged: NonNullable<ReportLogEntry['unloggedBefore']>, 
 }
 
 /** Never a page, so no cookie is read or set. */
-export async function cspReportRoutes (app: FastifyInstance, options: CspReportOptions = {}) {
+export const cspReportRoutes = fp<CspReportOptions>(async function cspReportRoutes (app: FastifyInstance, options: CspReportOptions = {}) {
   const { requestsPerClient = 30, reportsPerMinute = 1000, logLinesPerMinute = 30, logLinesPerClient = 5, now } = options
   const overall = new MinuteBudget(reportsPerMinute, now)
   const log = new ReportLog({ linesPerMinute: logLinesPerMinute, linesPerClient: logLinesPerClient }, now)
   // One limit a registration: the per-client one is the library's (an LRU of addresses, Retry-After); the overall one
-  // counts reports, not requests, and lives in csp-report-log.ts.
+  // counts reports, not requests, and lives in security/csp-report-log.ts.
   await app.register(rateLimit, {
     global: false,
     max: requestsPerClient,
@@ -87,7 +88,7 @@ export async function cspReportRoutes (app: FastifyInstance, options: CspReportO
     }
     const client = normalizeIP(request.ip, IPV6_SUBNET)
     for (const violation of violations) {
-      // Counted only once accepted: past both budgets, and among the first entries of a body (csp-report.ts).
+      // Counted only once accepted: past both budgets, and among the first entries of a body (security/csp-report.ts).
       app.metrics?.cspReported(violation.directive)
       const { fate, unloggedBefore } = log.record(violation, client)
       if (unloggedBefore) request.log.warn({ unlogged: unloggedBefore }, unloggedLine(unloggedBefore, logLinesPerMinute))
@@ -95,4 +96,4 @@ export async function cspReportRoutes (app: FastifyInstance, options: CspReportO
     }
     reply.code(204).header('Cache-Control', 'no-store').send()
   })
-}
+}, { name: 'csp-report-routes', fastify: '5.x', encapsulate: true, dependencies: ['metrics'] })
