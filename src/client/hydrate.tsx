@@ -2,6 +2,7 @@ import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { Document } from '../ui/document.js'
 import { findPage, loadPage, PageTableContext, PAGES, type AnyPage } from '../ui/page-table.js'
+import { SPECULATION_RULES_ID, SpeculationRulesSource } from '../ui/speculation-rules.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
 import { readPageData } from './page-data.js'
@@ -31,6 +32,7 @@ export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promi
   // The server's check script, as rendered: hydration renders the same text without the code that builds it.
   const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
   const readHintScript = () => hintScript
+  const speculationRules = document.getElementById(SPECULATION_RULES_ID)?.textContent ?? ''
 
   hydrateRoot(
     document,
@@ -38,7 +40,9 @@ export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promi
       <AfterHydration effect={startTracker}>
         <PageTableContext.Provider value={pages}>
           <HintScriptSource value={readHintScript}>
-            <Document data={data} nonce={nonce} />
+            <SpeculationRulesSource value={speculationRules}>
+              <Document data={data} nonce={nonce} />
+            </SpeculationRulesSource>
           </HintScriptSource>
         </PageTableContext.Provider>
       </AfterHydration>

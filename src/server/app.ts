@@ -87,6 +87,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
 
   const pages = options.pages ?? PAGES
   const loaders = options.loaders ?? LOADERS
+  const forms = options.forms ?? FORM_ROUTES
   const secure = env.NODE_ENV === 'production'
 
   if (options.instrumentation) await app.register(options.instrumentation)
@@ -105,7 +106,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(flashToasts, { secure })
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
   await app.register(documentTimingPlugin)
-  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, cache: options.renderCache, devTools: options.devTools })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, formActions: forms.map((form) => form.path), cache: options.renderCache, devTools: options.devTools })
   await app.register(pageLoading, { loaders })
   await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
   // Before the not-found handling, so that its request log sees those answers too.
@@ -121,7 +122,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(themeSwitchRoutes)
   await app.register(cspReportRoutes, options.cspReports ?? {})
   await app.register(pageRoutes, { pages, loaders })
-  for (const form of options.forms ?? FORM_ROUTES) await app.register(form)
+  for (const form of forms) await app.register(form)
   const { routes } = options
   if (routes) await app.register(async (scope) => { await routes(scope) })
 

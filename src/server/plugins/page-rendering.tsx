@@ -4,6 +4,9 @@ import type { PageData, PageState, RequestInfo } from '../../shared/page-data.js
 import { hintCheckScriptFor } from '../../shared/hint-check-script.js'
 import { Document } from '../../ui/document.js'
 import { HintScriptSource } from '../../ui/theme.js'
+import { serializeForScript } from '../../shared/serialize.js'
+import { speculationRules } from '../../shared/speculation-rules.js'
+import { SpeculationRulesSource } from '../../ui/speculation-rules.js'
 import { loadAllPages, PageTableContext, SYSTEM_PAGES, type AnyPage } from '../../ui/page-table.js'
 import { pageAssets, type AssetManifest } from '../assets.js'
 import { publicEnv, type Env } from '../env.js'
@@ -14,6 +17,7 @@ import { readRequestInfo } from '../request-info.js'
 import { addVary } from '../negotiation.js'
 import { advertiseClientHints } from '../client-hints.js'
 import type { DevTools } from '../dev/dev-tools.js'
+import { speculationOf } from '../speculation.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,11 +43,13 @@ export interface PageRenderingOptions {
   env: Env
   assets: AssetManifest
   pages: readonly AnyPage[]
+  /** Where forms post: links there are never prerendered or prefetched. */
+  formActions: readonly string[]
   cache?: RenderCacheOptions
   devTools?: DevTools | undefined
 }
 
-export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, cache: cacheOptions, devTools }) => {
+export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, pages, formActions, cache: cacheOptions, devTools }) => {
   const publicConfig = publicEnv(env)
   const assetsOf = pageAssets(assets)
   // Every component ready before the first request: a render never waits for one.
@@ -52,10 +58,13 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
   const verifyHits = env.NODE_ENV !== 'production'
   const uncacheable = new Set(pages.filter((page) => page.cache === false).map((page) => page.id))
+  const rules = serializeForScript(speculationRules(formActions))
   const element = (data: PageData, nonce: string) => (
     <PageTableContext.Provider value={pages}>
       <HintScriptSource value={hintCheckScriptFor}>
-        <Document data={data} nonce={nonce} />
+        <SpeculationRulesSource value={rules}>
+          <Document data={data} nonce={nonce} />
+        </SpeculationRulesSource>
       </HintScriptSource>
     </PageTableContext.Provider>
   )
@@ -109,6 +118,13 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   app.decorate('renderCache', cache)
   app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
     const reply = this
+    const speculation = speculationOf(reply.request)
+    // A toast is shown once, so a page that may never be seen must not take it: the browser drops a speculation
+    // refused with 503 and asks again on the click (https://github.com/WICG/nav-speculation/issues/138).
+    if (speculation !== 'none' && app.flashToasts.waiting(reply.request)) {
+      reply.status(503).header('Cache-Control', 'no-store').header('Vary', 'Sec-Purpose, Cookie').send()
+      return
+    }
     const data = pageData(reply, page, requestInfo)
     // An error page has already said no-store.
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
@@ -119,9 +135,11 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     // A document showing a failure's details (development) is rendered for that failure alone.
     const script = cause === undefined ? documentScript : devScript({ error: cause })
     const key = script === documentScript ? renderCacheKey(data, fillings, !uncacheable.has(page.id)) : null
-    const template = key === null ? undefined : cache.get(key)
-    reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
+    // A speculation may never be shown: it reads the cache but never counts as a sighting, so never changes what is kept.
+    const visitor = speculation === 'none'
+    const template = key === null ? undefined : visitor ? cache.get(key) : cache.peek(key)
+    reply.timeDocument(page.id, template ? 'hit' : key === null || !visitor ? 'bypass' : 'miss')
     if (template) sendCached(reply, data, template, fillings)
-    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
+    else render(reply, data, nonce, script, key !== null && visitor && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })
