@@ -156,16 +156,21 @@ export interface Tab {
   pipe: DevToolsPipe
   /** The tab's session: page targets (the shown page, a prerendered one) attach to it. */
   tabSessionId: string
-  /** The page the tab showed first; after a prerendered page is shown, use `pageFor`. */
+  /** The tab's page, through every navigation but the activation of a prerendered page. */
   page: PageSession
-  /** The session of the page shown at `path` (a prerendered page has a target of its own). */
-  pageFor (path: string): Promise<PageSession>
+  /** The target of the first page prerendered after event `from`: it runs while hidden, and is the page shown once activated. */
+  prerendered (from?: number): Promise<PageSession>
 }
 
 /** The domains each page session reports (Preload for Chromium's verdict on speculation), then the page may run. */
-async function enable (page: PageSession): Promise<void> {
+async function enable (page: PageSession, { initScript, media }: TabOptions): Promise<void> {
   // Sent together: a target held at its start answers only once told to run, and handles commands in order.
-  await Promise.all([...['Page.enable', 'Runtime.enable', 'Preload.enable', 'Network.enable'].map((method) => page.send(method)), page.send('Runtime.runIfWaitingForDebugger')])
+  await Promise.all([
+    ...['Page.enable', 'Runtime.enable', 'Preload.enable', 'Network.enable'].map((method) => page.send(method)),
+    ...(initScript ? [page.send('Page.addScriptToEvaluateOnNewDocument', { source: initScript })] : []),
+    ...(media ? [page.send('Emulation.setEmulatedMedia', { features: Object.entries(media).map(([name, value]) => ({ name, value })) })] : []),
+    page.send('Runtime.runIfWaitingForDebugger')
+  ])
 }
 
 /**
@@ -173,19 +178,28 @@ async function enable (page: PageSession): Promise<void> {
  * or the back/forward cache off, opens one tab and attaches through its tab
  * target; killed at teardown.
  */
-export async function openTab (t: Test, options: { args?: string[] } = {}): Promise<Tab> {
+export interface TabOptions {
+  /** Runs first in every document of every page target, prerendered ones included. */
+  initScript?: string
+  /** Media features every page target reports, e.g. `{ 'prefers-reduced-motion': 'reduce' }`. */
+  media?: Record<string, string>
+}
+
+export async function openTab (t: Test, options: TabOptions = {}): Promise<Tab> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium not found at ${CHROMIUM_PATH}: the browser tests need it (apt-get install -y chromium, or set CHROMIUM_PATH)`)
   }
   const profile = await mkdtemp(join(tmpdir(), 'agent-stack-tab-target-'))
-  const child = spawn(CHROMIUM_PATH, [...ARGS, `--user-data-dir=${profile}`, ...(options.args ?? []), 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] })
+  const child = spawn(CHROMIUM_PATH, [...ARGS, `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] })
   const stderr: string[] = []
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   t.teardown(async () => {
     child.kill()
     await exited
-    await rm(profile, { recursive: true, force: true })
+    for (const stream of child.stdio) stream?.destroy()
+    // Chromium's helper processes may still be writing to the profile as the browser exits.
+    await rm(profile, { recursive: true, force: true, maxRetries: 10 })
   })
   // Chromium reads commands from its fd 3 and writes to fd 4.
   const pipe = new DevToolsPipe(child.stdio[3] as Writable, child.stdio[4] as Readable)
@@ -202,7 +216,7 @@ export async function openTab (t: Test, options: { args?: string[] } = {}): Prom
     let session = sessions.get(sessionId)
     if (!session) {
       const page = new PageSession(pipe, sessionId, targetInfo.targetId)
-      session = enable(page).then(() => page)
+      session = enable(page, options).then(() => page)
       sessions.set(sessionId, session)
     }
     return session
@@ -213,20 +227,11 @@ export async function openTab (t: Test, options: { args?: string[] } = {}): Prom
   await pipe.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, tabSessionId)
   const page = await sessionOf(await pipe.waitFor('the tab\'s page to attach', attached))
 
-  pipe.onEvent((event) => { if (event.method === 'Target.detachedFromTarget' && event.sessionId === tabSessionId) sessions.delete(event.params.sessionId) })
-
-  // A prerendered page's target is attached before it has a URL, so targets are asked where they are.
-  async function pageFor (path: string): Promise<PageSession> {
-    const where = await Promise.all([...sessions.values()].map(async (session) => {
-      const page = await session
-      const place = await page.evaluate<{ path: string, prerendering: boolean }>('({ path: location.pathname, prerendering: document.prerendering })').catch(() => null)
-      return { page, place }
-    }))
-    const found = where.find(({ place }) => place?.path === path && !place.prerendering)
-    if (!found) throw new Error(`no page shown at ${path}; the tab's pages are at ${where.map(({ place }) => place?.path).join(', ')}`)
-    return found.page
+  // A page held in the back/forward cache is frozen and would never answer: a target is found by its attachment.
+  async function prerendered (from = 0): Promise<PageSession> {
+    return sessionOf(await pipe.waitFor('a prerendered page', (event) => attached(event) && event.params.targetInfo.subtype === 'prerender', from))
   }
-  return { pipe, tabSessionId, page, pageFor }
+  return { pipe, tabSessionId, page, prerendered }
 }
 
 /** Navigates the page as typing an address does, and waits for its load event. */
@@ -235,6 +240,13 @@ export async function navigate (page: PageSession, url: string): Promise<void> {
   const { errorText } = await page.send('Page.navigate', { url })
   if (errorText) throw new Error(`navigating to ${url}: ${errorText}`)
   await page.pipe.waitFor(`the load of ${url}`, (event) => event.method === 'Page.loadEventFired' && event.sessionId === page.sessionId, from)
+}
+
+/** Clicks the link `selector` names and waits for the page it leads to to load (not for a prerendered one: it is loaded). */
+export async function follow (page: PageSession, selector: string): Promise<void> {
+  const from = page.pipe.events.length
+  await page.click(selector)
+  await page.pipe.waitFor(`the load of the page ${selector} leads to`, (event) => event.method === 'Page.loadEventFired' && event.sessionId === page.sessionId, from)
 }
 
 export interface PrerenderVerdict {
