@@ -129,6 +129,8 @@ t.test('with the tracker on, a prerendered page starts no session before it is s
   await hydrated(prerendered)
   await idle(prerendered)
   t.equal(await prerendered.evaluate('document.prerendering'), true, 'hydrated and idle, and still not shown')
+  // The library may itself hold its request back while the page is hidden: the page must not even create it.
+  t.equal(await prerendered.evaluate('typeof window.__OPENREPLAY__'), 'undefined', 'the tracker is not created while the page is prerendered')
   t.equal(starts(), 1, 'no start request from the prerendered page')
 
   await tab.page.click('#toSecond')
