@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events'
 import t, { type Test } from 'tap'
 import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
@@ -15,9 +16,30 @@ import { buildTestClient } from '../helpers/test-client.js'
 
 const ENTRY = 'test/fixtures/two-pages/client.tsx'
 
+/** The app with the two pages; `views` collects the second page's view beacons (docs/navigation.md's example). */
 async function listenTwoPages (t: Test, options: BuildOptions = {}) {
   const distDir = await buildTestClient(t, ENTRY)
-  return listen(t, { distDir, pages: TWO_PAGES, forms: [firstPageForm], ...options })
+  const views: string[] = []
+  const viewed = new EventEmitter()
+  const listening = await listen(t, {
+    distDir,
+    pages: TWO_PAGES,
+    forms: [firstPageForm],
+    ...options,
+    async routes (app) {
+      app.post('/resources/page-view', async (request, reply) => {
+        views.push(String(request.body))
+        viewed.emit('view')
+        return reply.status(204).send()
+      })
+      await options.routes?.(app)
+    }
+  })
+  /** Resolves once `count` views have been counted (fails after 15 s). */
+  const viewsCounted = async (count: number) => {
+    while (views.length < count) await once(viewed, 'view', { signal: AbortSignal.timeout(15_000) })
+  }
+  return { ...listening, views, viewsCounted }
 }
 
 const hydrated = (page: PageSession) => page.until(`document.documentElement?.dataset.hydrated === 'true'`)
@@ -117,7 +139,7 @@ t.test('the rules are valid, and name only the links that may be fetched ahead',
 
 t.test('with the tracker on, a prerendered page starts no session before it is shown', async (t) => {
   const ingest = await ingestStandIn(t)
-  const { url } = await listenTwoPages(t, { env: { OPENREPLAY_PROJECT_KEY: 'stand-in-project-key', OPENREPLAY_INGEST_POINT: ingest.ingestPoint, OPENREPLAY_INSECURE: 'true' } })
+  const { url, views, viewsCounted } = await listenTwoPages(t, { env: { OPENREPLAY_PROJECT_KEY: 'stand-in-project-key', OPENREPLAY_INGEST_POINT: ingest.ingestPoint, OPENREPLAY_INSECURE: 'true' } })
   const tab = await openFirstPage(t, url)
   const starts = () => ingest.calls('/v1/web/start').length
   await ingest.waitFor('the first page\'s start', (request) => request.method === 'POST' && request.endpoint === '/v1/web/start')
@@ -132,12 +154,15 @@ t.test('with the tracker on, a prerendered page starts no session before it is s
   // The library may itself hold its request back while the page is hidden: the page must not even create it.
   t.equal(await prerendered.evaluate('typeof window.__OPENREPLAY__'), 'undefined', 'the tracker is not created while the page is prerendered')
   t.equal(starts(), 1, 'no start request from the prerendered page')
+  t.same(views, [], 'nor a view counted (docs/navigation.md\'s example)')
 
   await tab.page.click('#toSecond')
   t.equal((await prerenderReaches(tab.page, target, 'Success')).status, 'Success')
   const first = ingest.calls('/v1/web/start')[0]
   await ingest.waitFor('the second page\'s start', (request) => request.method === 'POST' && request.endpoint === '/v1/web/start' && request !== first)
   t.equal(starts(), 2, 'once shown, it starts its session: one start per page the visitor saw')
+  await viewsCounted(1)
+  t.same(views, [SECOND_PATH], 'and counts its view')
 })
 
 t.test('a flash toast waiting survives a prerender, and shows once on the page the visitor sees', async (t) => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { dirname, join, posix } from 'node:path'
+import { dirname, join } from 'node:path'
 import t from 'tap'
+import { codeBlocks, normalized, withoutExtension } from '../helpers/doc-code.js'
 
 /**
  * The README's form example is a page, a route and a test at the paths a
@@ -20,19 +21,9 @@ const FIXTURES: Record<string, string> = {
   'test/server/newsletter.test.ts': 'test/examples/newsletter.test.ts'
 }
 
-const withoutExtension = (path: string) => path.replace(/\.(js|ts|tsx)$/, '')
-
-/** The code with its first line (which names the file) dropped and each relative import, static or dynamic, replaced by the module it names. */
-function normalized (code: string, path: string, modules: (resolved: string) => string): string {
-  const resolve = (specifier: string) => `<${modules(withoutExtension(posix.join(posix.dirname(path), specifier)))}>`
-  return code.split('\n').slice(1).join('\n').trim()
-    .replace(/from '(\.[^']*)'/g, (_, specifier: string) => `from ${resolve(specifier)}`)
-    .replace(/import\('(\.[^']*)'\)/g, (_, specifier: string) => `import(${resolve(specifier)})`)
-}
-
 t.test('the README\'s form example is the code the tests run', async (t) => {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const blocks = new Map([...readme.matchAll(/```tsx?\n(\/\/ (\S+)\n[\s\S]*?)```/g)].map(([, code, path]) => [path!, code!]))
+  const blocks = codeBlocks(readme)
   t.same([...blocks.keys()].filter((path) => path in FIXTURES).sort(), Object.keys(FIXTURES).sort(), 'the README shows each file')
   // A README path resolves to its fixture's; a fixture's path is already where the code lives.
   const fixtureOf = Object.fromEntries(Object.entries(FIXTURES).map(([shown, fixture]) => [withoutExtension(shown), withoutExtension(fixture)]))
@@ -41,7 +32,7 @@ t.test('the README\'s form example is the code the tests run', async (t) => {
     const ran = await readFile(join(ROOT, fixture), 'utf8')
     t.equal(
       normalized(code, shown, (resolved) => fixtureOf[resolved] ?? resolved),
-      normalized(ran, fixture, (resolved) => resolved),
+      normalized(ran, fixture),
       `${shown} is ${fixture}`
     )
   }
