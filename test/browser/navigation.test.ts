@@ -52,6 +52,8 @@ declare global {
     __transitions: boolean[]
     /** Settles once the last reveal's view transition is over: a click during one lands on its overlay. */
     __revealed?: Promise<boolean>
+    /** Each layout shift's score. */
+    __layoutShifts: number[]
   }
 }
 
@@ -59,6 +61,10 @@ declare global {
 const PROBE = `(${String(() => {
   window.__pageshows = []
   window.__transitions = []
+  window.__layoutShifts = []
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.__layoutShifts.push((entry as PerformanceEntry & { value: number }).value)
+  }).observe({ type: 'layout-shift', buffered: true })
   addEventListener('pageshow', (event) => window.__pageshows.push(event.persisted))
   addEventListener('pagereveal', (event) => {
     const transition = (event as Event & { viewTransition: { finished: Promise<void> } | null }).viewTransition
@@ -73,9 +79,10 @@ async function revealed (page: PageSession): Promise<void> {
   await page.evaluate('window.__revealed')
 }
 
-/** The first page, loaded in a fresh tab and hydrated. */
-async function openFirstPage (t: Test, url: string, media?: Record<string, string>): Promise<Tab> {
+/** The first page, loaded in a fresh tab (as a visitor who saved `theme`, if given) and hydrated. */
+async function openFirstPage (t: Test, url: string, media?: Record<string, string>, theme?: string): Promise<Tab> {
   const tab = await openTab(t, { initScript: PROBE, ...(media ? { media } : {}) })
+  if (theme) await tab.page.send('Network.setCookie', { name: THEME_COOKIE_NAME, value: theme, url })
   await navigate(tab.page, `${url}${FIRST_PATH}`)
   await hydrated(tab.page)
   return tab
@@ -84,26 +91,33 @@ async function openFirstPage (t: Test, url: string, media?: Record<string, strin
 /** Resolves after the page's next idle period: what the tracker waits for before it starts. */
 const idle = (page: PageSession) => page.evaluate('new Promise((resolve) => requestIdleCallback(() => resolve(true), { timeout: 5000 }))')
 
-t.test('hover, then click, a link to another page: the page shown was prerendered', async (t) => {
-  const { url } = await listenTwoPages(t)
-  const tab = await openFirstPage(t, url)
-  await tab.page.hover('#toSecond')
-  const target = `${url}${SECOND_PATH}`
-  t.same(await prerenderReaches(tab.page, target, 'Ready'), { status: 'Ready', url: target }, 'Chromium prerendered it on hover')
-  await tab.page.click('#toSecond')
-  t.same(await prerenderReaches(tab.page, target, 'Success'), { status: 'Success', url: target }, 'and showed it on the click')
-  const shown = await tab.prerendered()
-  await hydrated(shown)
-  const navigation = await shown.evaluate<{ activationStart: number, heading: string, prerendering: boolean }>(`({
-    activationStart: performance.getEntriesByType('navigation')[0].activationStart,
-    heading: document.querySelector('h1').textContent,
-    prerendering: document.prerendering
-  })`)
-  t.ok(navigation.activationStart > 0, `activationStart is after the navigation started (${navigation.activationStart} ms)`)
-  t.equal(navigation.heading, 'Second page')
-  t.equal(navigation.prerendering, false)
-  t.same(await shown.evaluate('window.__transitions'), [true], 'it was revealed with a view transition')
-})
+for (const theme of ['light', 'dark']) {
+  t.test(`hover, then click, a link to another page: the page shown was prerendered (${theme})`, async (t) => {
+    const { url } = await listenTwoPages(t)
+    const tab = await openFirstPage(t, url, undefined, theme)
+    await tab.page.hover('#toSecond')
+    const target = `${url}${SECOND_PATH}`
+    t.same(await prerenderReaches(tab.page, target, 'Ready'), { status: 'Ready', url: target }, 'Chromium prerendered it on hover')
+    await tab.page.click('#toSecond')
+    t.same(await prerenderReaches(tab.page, target, 'Success'), { status: 'Success', url: target }, 'and showed it on the click')
+    const shown = await tab.prerendered()
+    await hydrated(shown)
+    const navigation = await shown.evaluate<{ activationStart: number, heading: string, prerendering: boolean }>(`({
+      activationStart: performance.getEntriesByType('navigation')[0].activationStart,
+      heading: document.querySelector('h1').textContent,
+      prerendering: document.prerendering
+    })`)
+    t.ok(navigation.activationStart > 0, `activationStart is after the navigation started (${navigation.activationStart} ms)`)
+    t.equal(navigation.heading, 'Second page')
+    t.equal(navigation.prerendering, false)
+    t.same(await shown.evaluate('window.__transitions'), [true], 'it was revealed with a view transition')
+    t.same(await shown.evaluate(`['.site-header', '.theme-switch'].map((selector) => getComputedStyle(document.querySelector(selector)).viewTransitionName)`),
+      ['site-header', 'theme-switch'], 'in which the header and the theme switch are named, so they stay put while the content changes')
+    await revealed(shown)
+    t.equal(await shown.evaluate('document.documentElement.className'), theme, 'in the saved theme')
+    t.same(await shown.evaluate('window.__layoutShifts'), [], 'and nothing moved, prerendered, shown or hydrated')
+  })
+}
 
 const PLAIN_SWAPS: Array<Record<string, string>> = [{ 'prefers-reduced-motion': 'reduce' }, { 'forced-colors': 'active' }]
 
