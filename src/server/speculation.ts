@@ -12,5 +12,6 @@ export function speculationOf (request: FastifyRequest): Speculation {
   if (typeof header !== 'string') return 'none'
   const [item = '', ...parameters] = header.split(',')[0]?.split(';').map((part) => part.trim()) ?? []
   if (item !== 'prefetch') return 'none'
-  return parameters.some((parameter) => parameter === 'prerender' || parameter.startsWith('prerender=')) ? 'prerender' : 'prefetch'
+  // A boolean parameter: bare (`;prerender`) or `=?1` is true, `=?0` false (RFC 8941, 3.3.6).
+  return parameters.some((parameter) => parameter === 'prerender' || parameter === 'prerender=?1') ? 'prerender' : 'prefetch'
 }
