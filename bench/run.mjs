@@ -12,7 +12,8 @@ import { once } from 'node:events'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
-import { manifestPath, sizesOf } from '../build.mjs'
+import { manifestPath } from '../build/paths.mjs'
+import { sizesOf } from '../build/sizes.mjs'
 import { combineTallies, generatorBound, hitRatio, median, memoryFlat, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from './targets.mjs'
 import { cacheOutcomes, freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, startOtlpSink, timeStartup, VISITOR_COOKIES } from './harness.mjs'
 
@@ -147,7 +148,7 @@ async function measureMixed (app, url) {
 }
 
 async function main () {
-  execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  execFileSync(process.execPath, ['build/cli.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
 
   let startup = null
   if (MEASURE_STARTUP) {

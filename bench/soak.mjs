@@ -16,7 +16,7 @@
 // The script exits 1 when any of these fails.
 import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { manifestPath } from '../build.mjs'
+import { manifestPath } from '../build/paths.mjs'
 import { GENERATOR_CORE, generateLoad, root, rssMiB, SERVER_CORE, runMain, startApp, VISITOR_COOKIES } from './harness.mjs'
 
 const MINUTES = positiveInteger('SOAK_MINUTES', 10)
@@ -98,7 +98,7 @@ function printTable (rows) {
 }
 
 async function main () {
-  execFileSync(process.execPath, ['build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  execFileSync(process.execPath, ['build/cli.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
   const { entry } = JSON.parse(await readFile(manifestPath, 'utf8'))
   const { url, child } = await startApp()
   const requests = mix(url, entry)

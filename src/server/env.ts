@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import type { PublicEnv } from '../shared/page-data.js'
-import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from './trust-proxy.js'
+import { parseTrustProxy, TRUST_PROXY_ACCEPTS, type TrustProxy } from './http/trust-proxy.js'
 
 const Bool = (fallback: 'true' | 'false') =>
   Type.Union([Type.Literal('true'), Type.Literal('false')], { default: fallback, description: '"true" or "false"' })

@@ -1,9 +1,9 @@
 import { EventEmitter, once } from 'node:events'
 import t, { type Test } from 'tap'
-import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
-import { firstPageForm } from '../fixtures/two-pages/form.js'
-import { FIRST_LINKS, FIRST_PATH, SECOND_PATH, TWO_PAGES } from '../fixtures/two-pages/pages.js'
+import { FIRST_LINKS, FIRST_PATH, SECOND_PATH } from '../fixtures/two-pages/first.js'
+import { TWO_PAGES } from '../fixtures/two-pages/screens.js'
 import { setCookie, type BuildOptions } from '../helpers/app.js'
 import { launchBrowser, visit } from '../helpers/browser.js'
 import { ingestStandIn } from '../helpers/ingest.js'
@@ -23,9 +23,8 @@ async function listenTwoPages (t: Test, options: BuildOptions = {}) {
   const viewed = new EventEmitter()
   const listening = await listen(t, {
     distDir,
-    pages: TWO_PAGES,
-    forms: [firstPageForm],
     ...options,
+    screens: { ...TWO_PAGES, ...options.screens },
     async routes (app) {
       app.post('/resources/page-view', async (request, reply) => {
         views.push(String(request.body))

@@ -1,11 +1,12 @@
 import t from 'tap'
-import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
-import { defineFormRoute } from '../../src/server/forms/define-form-route.js'
-import { speculationRules, SPECULATE_ATTRIBUTE } from '../../src/shared/speculation-rules.js'
 import { Type } from 'typebox'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
+import { defineAction } from '../../src/server/screens/index.js'
+import { speculationRules, SPECULATE_ATTRIBUTE } from '../../src/shared/speculation-rules.js'
+import { defineScreen } from '../../src/ui/define-screen.js'
 import { build, cacheOutcome, inlineScripts, pageData, setCookie } from '../helpers/app.js'
 import { scrape, valueOf } from '../helpers/metrics.js'
+import { screen } from '../helpers/screens.js'
 
 // Issue 26: Speculation Rules on every document, and speculative requests (Sec-Purpose) that never consume a
 // flash toast nor change what the render cache keeps.
@@ -54,9 +55,10 @@ t.test('the rules prerender same-origin links on hover, never /resources/*, a fo
 })
 
 t.test('every document carries the rules inline, with its own response\'s nonce, cached or not', async (t) => {
-  const signUp = definePage({ id: 'sign-up', path: '/sign-up', load: async () => () => null })
-  const form = defineFormRoute({ page: signUp, path: '/sign-up/send', schema: Type.Object({ name: Type.String() }), handle: () => {} })
-  const { app } = await build(t, { pages: [...PAGES, signUp], forms: [form] })
+  // Forms post to their screen's path unless their action names another.
+  const signUp = screen(defineScreen({ path: '/sign-up', component: () => null }), { action: defineAction({ schema: Type.Object({ name: Type.String() }), handle: () => {} }) })
+  const feedback = screen(defineScreen({ path: '/feedback', component: () => null }), { action: defineAction({ path: '/feedback/send', schema: Type.Object({}), handle: () => {} }) })
+  const { app } = await build(t, { screens: { 'sign-up': signUp, feedback } })
   const responses = [await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML })]
   t.same(responses.map(cacheOutcome), ['miss', 'miss', 'hit'])
   for (const response of [...responses, await app.inject({ url: '/nowhere', headers: HTML })]) {
@@ -64,7 +66,7 @@ t.test('every document carries the rules inline, with its own response\'s nonce,
     t.ok(script, 'the document has a speculationrules script')
     t.ok(script?.nonce, 'with a nonce')
     t.equal(script?.nonce, scriptNonce(response.headers), 'the nonce of this response\'s CSP, also when served from the cache')
-    t.same(script?.rules, speculationRules(['/sign-up/send']), 'naming the app\'s form actions')
+    t.same(script?.rules, speculationRules(['/sign-up', '/feedback/send']), 'naming where the screens\' forms post')
   }
   t.equal(inlineScripts(responses[2]!.body).filter((script) => script.body.includes('"prerender"')).length, 1, 'once')
 })
