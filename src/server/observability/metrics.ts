@@ -1,4 +1,4 @@
-import { METHODS } from 'node:http'
+import { createRequire } from 'node:module'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { THEME_PREFERENCES, type ThemePreference } from '../../shared/theme.js'
 import type { CspDirective } from '../security/csp-report.js'
@@ -6,6 +6,10 @@ import type { HoneypotErrorCode } from '../security/honeypot.js'
 import type { RenderCacheStats } from '../rendering/render-cache.js'
 import type { Speculation } from '../http/speculation.js'
 import { READINESS_STATES, type ReadinessState } from '../plugins/app/readiness.js'
+
+// Required, not imported: importing node:http as an ES module makes Node evaluate its lazy exports, which load
+// Node's own undici, about 20 ms of every start (docs/decisions/start-up.md).
+const { METHODS } = createRequire(import.meta.url)('node:http') as typeof import('node:http')
 
 // An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
 // at start-up, never from the request as given (see docs/decisions/observability.md).
