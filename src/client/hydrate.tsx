@@ -4,6 +4,7 @@ import { Document } from '../ui/document.js'
 import { SCREENS } from '../screens/index.js'
 import type { ScreenRegistry } from '../ui/define-screen.js'
 import { loadScreen, screenEntry, ScreenTableContext } from '../ui/screen-table.js'
+import { SPECULATION_RULES_ID, SpeculationRulesSource } from '../ui/speculation-rules.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
 import { readPageData } from './page-data.js'
@@ -33,6 +34,7 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
   // The server's check script, as rendered: hydration renders the same text without the code that builds it.
   const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
   const readHintScript = () => hintScript
+  const speculationRules = document.getElementById(SPECULATION_RULES_ID)?.textContent ?? ''
 
   hydrateRoot(
     document,
@@ -40,7 +42,9 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
       <AfterHydration effect={startTracker}>
         <ScreenTableContext value={screens}>
           <HintScriptSource value={readHintScript}>
-            <Document data={data} nonce={nonce} />
+            <SpeculationRulesSource value={speculationRules}>
+              <Document data={data} nonce={nonce} />
+            </SpeculationRulesSource>
           </HintScriptSource>
         </ScreenTableContext>
       </AfterHydration>

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { dirname, join, posix } from 'node:path'
+import { dirname, join } from 'node:path'
 import t from 'tap'
+import { fileBlocks, normalized, withoutExtension } from '../helpers/doc-blocks.js'
 
 /**
  * docs/building-a-screen.md shows a screen, its server module, its registry line and its test at the paths a product
@@ -23,8 +24,6 @@ const STAND_INS: Record<string, string> = {
   'test/helpers/app': 'test/fixtures/newsletter/app'
 }
 
-const withoutExtension = (path: string) => path.replace(/\.(js|ts|tsx)$/, '')
-
 /** A path of the guide resolves to its fixture's; a fixture's path is already where the code lives. */
 const fixtureOf: Record<string, string> = {
   ...Object.fromEntries(Object.entries(FIXTURES).map(([shown, fixture]) => [withoutExtension(shown), withoutExtension(fixture)])),
@@ -33,16 +32,8 @@ const fixtureOf: Record<string, string> = {
 const asShown = (resolved: string) => fixtureOf[resolved] ?? resolved
 const asRun = (resolved: string) => resolved
 
-/** The code with its first line (which names the file) dropped and each relative import, static or dynamic, replaced by the module it names. */
-function normalized (code: string, path: string, modules: (resolved: string) => string): string {
-  const resolve = (specifier: string) => `<${modules(withoutExtension(posix.join(posix.dirname(path), specifier)))}>`
-  return code.split('\n').slice(1).join('\n').trim()
-    .replace(/from '(\.[^']*)'/g, (_, specifier: string) => `from ${resolve(specifier)}`)
-    .replace(/import\('(\.[^']*)'\)/g, (_, specifier: string) => `import(${resolve(specifier)})`)
-}
-
 const read = (path: string) => readFile(join(ROOT, path), 'utf8')
-const blocksOf = async () => new Map([...(await read(GUIDE)).matchAll(/```tsx?\n(\/\/ (\S+)\n[\s\S]*?)```/g)].map(([, code, path]) => [path!, code!]))
+const blocksOf = async () => fileBlocks(GUIDE, await read(GUIDE))
 
 t.test('the guide\'s screen, server module and test are the code the tests run', async (t) => {
   const blocks = await blocksOf()
@@ -59,7 +50,8 @@ t.test('the guide\'s registry is the app\'s, with the newsletter\'s line as the 
   // Lines compared one by one, without the comma that depends on the line's place in the object.
   const lines = (code: string) => code.split('\n').map((line) => line.trim().replace(/,$/, '')).filter(Boolean)
   const registries = new Set([
-    ...lines(normalized(await read(shown), shown, asRun)),
+    // normalized() drops a block's first line, which names its file: the registry's own file has no such line.
+    ...lines(normalized(`// ${shown}\n${await read(shown)}`, shown, asRun)),
     ...lines(normalized(await read('test/fixtures/newsletter/screens.ts'), 'test/fixtures/newsletter/screens.ts', asRun))
   ])
   const guide = lines(normalized(block ?? '', shown, asShown))

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join, posix, relative } from 'node:path'
 
 /** One fenced code block of a Markdown file. */
 export interface CodeBlock {
@@ -49,3 +49,22 @@ export function allCodeBlocks (root: string): CodeBlock[] {
 
 /** Where a reader finds a block: `docs/streaming.md:12`. */
 export const where = (block: CodeBlock) => `${block.doc}:${block.line}`
+
+/** A Markdown file's TypeScript blocks that name their file, by that path. */
+export function fileBlocks (doc: string, markdown: string): Map<string, string> {
+  return new Map(codeBlocks(doc, markdown).flatMap((block) => block.path === undefined ? [] : [[block.path, block.code]]))
+}
+
+export const withoutExtension = (path: string) => path.replace(/\.(js|ts|tsx)$/, '')
+
+/**
+ * A doc's block and the fixture that runs it must be the same code: compare what this returns for each. Their first
+ * lines (which name the file) dropped, and each relative import, static or dynamic, replaced by the module it names
+ * once resolved from `path`; `modules` maps a resolved module (without extension) to the one it stands for.
+ */
+export function normalized (code: string, path: string, modules: (resolved: string) => string = (resolved) => resolved): string {
+  const resolve = (specifier: string) => `<${modules(withoutExtension(posix.join(posix.dirname(path), specifier)))}>`
+  return code.split('\n').slice(1).join('\n').trim()
+    .replace(/from '(\.[^']*)'/g, (_, specifier: string) => `from ${resolve(specifier)}`)
+    .replace(/import\('(\.[^']*)'\)/g, (_, specifier: string) => `import(${resolve(specifier)})`)
+}
