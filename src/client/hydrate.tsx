@@ -1,9 +1,11 @@
 import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
+import { DeferredPartsContext } from '../ui/await.js'
 import { Document } from '../ui/document.js'
 import { findPage, loadPage, PageTableContext, PAGES, type AnyPage } from '../ui/page-table.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
+import { takeDeferredParts } from './deferred-store.js'
 import { readPageData } from './page-data.js'
 import { startTrackerWhenIdle } from './start-tracker.js'
 
@@ -31,6 +33,7 @@ export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promi
   // The server's check script, as rendered: hydration renders the same text without the code that builds it.
   const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
   const readHintScript = () => hintScript
+  const deferredParts = takeDeferredParts(data.page.deferred ?? [])
 
   hydrateRoot(
     document,
@@ -38,7 +41,9 @@ export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promi
       <AfterHydration effect={startTracker}>
         <PageTableContext.Provider value={pages}>
           <HintScriptSource value={readHintScript}>
-            <Document data={data} nonce={nonce} />
+            <DeferredPartsContext value={deferredParts}>
+              <Document data={data} nonce={nonce} />
+            </DeferredPartsContext>
           </HintScriptSource>
         </PageTableContext.Provider>
       </AfterHydration>

@@ -4,6 +4,7 @@ import { THEME_PREFERENCES, type ThemePreference } from '../shared/theme.js'
 import type { CspDirective } from './csp-report.js'
 import type { HoneypotErrorCode } from './honeypot.js'
 import type { RenderCacheStats } from './render-cache.js'
+import type { Delivery } from './render.js'
 import { READINESS_STATES, type ReadinessState } from './plugins/readiness.js'
 
 // An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
@@ -20,6 +21,11 @@ export interface DocumentOutcome {
   page: string
   cache: CacheOutcome
   renderSeconds: number
+  /** How the document reached its client (src/server/render.tsx). */
+  delivery: Delivery
+  /** To the document's head: its headers for a whole document, React's first write for one that waits. */
+  headSeconds: number
+  lastByteSeconds: number
   failed: boolean
 }
 
@@ -62,6 +68,23 @@ export class Metrics {
     help: 'Time from the start of a document\'s render to its first byte (the Server-Timing `render` figure).',
     labelNames: ['cache'] as const,
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    registers: [this.registry]
+  })
+
+  // delivery: whole, held or streamed (src/server/render.tsx), so streamed documents read apart from whole ones.
+  readonly #timeToHead = new Histogram({
+    name: 'document_head_seconds',
+    help: 'Time from the start of a document\'s render to its head leaving, by how it was delivered (whole, held until ready, or streamed).',
+    labelNames: ['delivery'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry]
+  })
+
+  readonly #timeToLastByte = new Histogram({
+    name: 'document_last_byte_seconds',
+    help: 'Time from the start of a document\'s render to its last byte, by how it was delivered (whole, held until ready, or streamed).',
+    labelNames: ['delivery'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry]
   })
 
@@ -162,9 +185,11 @@ export class Metrics {
     this.#requestDuration.observe({ route, method: KNOWN_METHODS.has(method) ? method : 'other', status_class: statusClass(status) }, seconds)
   }
 
-  documentSent ({ page, cache, renderSeconds, failed }: DocumentOutcome): void {
+  documentSent ({ page, cache, renderSeconds, delivery, headSeconds, lastByteSeconds, failed }: DocumentOutcome): void {
     this.#documents.inc({ page, cache })
     this.#renderDuration.observe({ cache }, renderSeconds)
+    this.#timeToHead.observe({ delivery }, headSeconds)
+    this.#timeToLastByte.observe({ delivery }, lastByteSeconds)
     if (failed) this.#renderErrors.inc({ page })
   }
 

@@ -1,6 +1,7 @@
-import { useEffect } from 'react'
+import { useContext, useEffect } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
+import { DeferredPartsContext, withDeferred } from './await.js'
 import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
 import { SYSTEM_PAGES, usePage, usePageComponent } from './page-table.js'
@@ -29,9 +30,10 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
 function Outlet ({ data }: { data: PageData }) {
   // A page this bundle does not know (a newer server's) shows the error page.
   const Component = usePageComponent(usePage(data.page.id) ?? SYSTEM_PAGES.serverError)
+  const parts = useContext(DeferredPartsContext)
   return (
     <PageFormStateContext value={data.page.form ?? null}>
-      <Component data={data.page.data} />
+      <Component data={withDeferred(data.page.data, parts)} />
     </PageFormStateContext>
   )
 }

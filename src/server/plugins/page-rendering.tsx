@@ -9,7 +9,12 @@ import { pageAssets, type AssetManifest } from '../assets.js'
 import { publicEnv, type Env } from '../env.js'
 import { STATUSES } from '../errors.js'
 import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../render-cache.js'
-import { renderToHtml, sendDocument, type RenderOptions } from '../render.js'
+import { renderToHtml, sendDocument, type Delivery, type RenderOptions } from '../render.js'
+import { deferredPartsOf, type DeferredParts } from '../deferred-parts.js'
+import { negotiateEncoding } from '../document-encoding.js'
+import { requestSignal } from '../request-abort.js'
+import { runsScripts } from '../script-evidence.js'
+import { DeferredPartsContext } from '../../ui/await.js'
 import { readRequestInfo } from '../request-info.js'
 import { addVary } from '../negotiation.js'
 import { advertiseClientHints } from '../client-hints.js'
@@ -27,8 +32,6 @@ declare module 'fastify' {
 }
 
 export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
-
-const RENDER_TIMEOUT_MS = 10_000
 
 export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_PAGES.serverError.id, status: 500, data: { title: STATUSES[500].title } }
 
@@ -52,10 +55,15 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
   const verifyHits = env.NODE_ENV !== 'production'
   const uncacheable = new Set(pages.filter((page) => page.cache === false).map((page) => page.id))
-  const element = (data: PageData, nonce: string) => (
+  // A deferred part is not in the cache key: only a page that says its parts follow from the rest may be served cached.
+  const deferredCacheable = new Set(pages.filter((page) => page.cacheDeferred === true).map((page) => page.id))
+  const noParts: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
+  const element = (data: PageData, nonce: string, parts = noParts) => (
     <PageTableContext.Provider value={pages}>
       <HintScriptSource value={hintCheckScriptFor}>
-        <Document data={data} nonce={nonce} />
+        <DeferredPartsContext value={parts}>
+          <Document data={data} nonce={nonce} />
+        </DeferredPartsContext>
       </HintScriptSource>
     </PageTableContext.Provider>
   )
@@ -85,15 +93,21 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     }
   }
 
-  function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture) {
+  function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture, deferred: DeferredParts | null) {
     const { request } = reply
-    const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce), state, {
+    const delivery: Delivery = data.requestInfo.isBot ? 'whole' : runsScripts(request) ? 'streamed' : 'held'
+    const signal = requestSignal(reply)
+    const encoding = negotiateEncoding(request)
+    const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce, state === data ? deferred?.parts : undefined), state, {
       status: state.page.status,
-      waitForAll: state.requestInfo.isBot,
-      timeoutMs: RENDER_TIMEOUT_MS,
+      delivery,
+      timeLimitMs: env.STREAM_TIME_LIMIT_MS,
       nonce,
       script,
       capture: state === data ? capture : passThrough(),
+      deferred: state === data ? deferred : null,
+      signal,
+      encoding,
       onShellFailed
     })
     attempt(data, script, (error, componentStack) => {
@@ -118,10 +132,12 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
     // A document showing a failure's details (development) is rendered for that failure alone.
     const script = cause === undefined ? documentScript : devScript({ error: cause })
-    const key = script === documentScript ? renderCacheKey(data, fillings, !uncacheable.has(page.id)) : null
+    const deferred = page.deferred ? deferredPartsOf(reply) : null
+    const cacheable = !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
+    const key = script === documentScript ? renderCacheKey(data, fillings, cacheable) : null
     const template = key === null ? undefined : cache.get(key)
     reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
     if (template) sendCached(reply, data, template, fillings)
-    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
+    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough(), deferred)
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

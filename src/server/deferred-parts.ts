@@ -1,0 +1,73 @@
+import type { FastifyBaseLogger, FastifyReply } from 'fastify'
+import { DEFERRED_TIMED_OUT, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../shared/deferred.js'
+
+type Listener = (key: string, outcome: DeferredOutcome) => void
+
+/**
+ * The deferred parts of one request's loader data. Each settles once: with its value, with its failure (logged here,
+ * once, with the request id) or, past the document's time limit, as timed out. Listeners hear of each in order.
+ */
+export class DeferredParts {
+  /** What the page reads, by key: the loader's own promises. */
+  readonly parts: ReadonlyMap<string, PromiseLike<unknown>>
+  readonly #expire: Array<() => void> = []
+  readonly #settled: Array<[string, DeferredOutcome]> = []
+  #listener: Listener | null = null
+  #pending: number
+
+  constructor (deferred: ReadonlyMap<string, PromiseLike<unknown>>, log: FastifyBaseLogger, signal: AbortSignal) {
+    this.parts = deferred
+    this.#pending = deferred.size
+    for (const [key, part] of deferred) {
+      let resolve!: (outcome: DeferredOutcome) => void
+      const outcome: Tracked<DeferredOutcome> = new Promise((settle) => { resolve = settle })
+      let done = false
+      const settle = (settled: DeferredOutcome) => {
+        if (done) return
+        done = true
+        this.#pending--
+        Object.assign(outcome, { status: 'fulfilled', value: settled })
+        resolve(settled)
+        this.#settled.push([key, settled])
+        this.#listener?.(key, settled)
+      }
+      part.then((value) => settle({ ok: true, value }), (error: unknown) => {
+        // A part that failed because its client left (its loader saw the signal) is nobody's error.
+        if (!done && !signal.aborted) log.error({ err: error, part: key }, 'a deferred part of the page failed')
+        settle({ ok: false, message: publicMessage(error) })
+      })
+      recordOutcome(part, outcome)
+      this.#expire.push(() => settle({ ok: false, message: DEFERRED_TIMED_OUT }))
+    }
+  }
+
+  get keys (): string[] {
+    return [...this.parts.keys()]
+  }
+
+  get pending (): number {
+    return this.#pending
+  }
+
+  /** Hears every settled part, those settled before it was set first. */
+  listen (listener: Listener): void {
+    this.#listener = listener
+    for (const [key, outcome] of this.#settled) listener(key, outcome)
+  }
+
+  /** Past the time limit: the parts still pending show as failed, in words for the visitor. */
+  expire (): void {
+    for (const expire of this.#expire) expire()
+  }
+}
+
+const PARTS = new WeakMap<FastifyReply, DeferredParts>()
+
+/** Set by the loading of a page, read by its render: one request's parts never reach another's. */
+export function setDeferredParts (reply: FastifyReply, parts: DeferredParts): void {
+  PARTS.set(reply, parts)
+}
+
+export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
+  return PARTS.get(reply) ?? null
+}
