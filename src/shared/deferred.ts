@@ -58,14 +58,6 @@ export function deferredScript (key: string, outcome: DeferredOutcome): string {
 /** A promise as React's use() reads it: once its status is set, rendering does not wait. */
 export type Tracked<Value> = Promise<Value> & { status?: 'fulfilled' | 'rejected', value?: Value, reason?: unknown }
 
-/** An outcome already known, as a promise React reads without waiting (hydration renders it at once). */
-export function settledOutcome<Value> (outcome: DeferredOutcome<Value>): Tracked<DeferredOutcome<Value>> {
-  const promise: Tracked<DeferredOutcome<Value>> = Promise.resolve(outcome)
-  promise.status = 'fulfilled'
-  promise.value = outcome
-  return promise
-}
-
 const OUTCOMES = new WeakMap<PromiseLike<unknown>, Promise<DeferredOutcome>>()
 
 /** Each side records the outcome of the parts it hands to the page, so the page's error UI shows the same words. */
