@@ -30,8 +30,8 @@ export interface RenderOptions {
   capture: Capture
   /** The loader's deferred parts: the page is then rendered by the streaming renderer alone. */
   deferred: DeferredParts | null
-  /** Fires when the client goes away (src/server/request-abort.ts). */
-  signal: AbortSignal
+  /** Fires when the client goes away (src/server/request-abort.ts); asked for only by a document that waits. */
+  signal: () => AbortSignal
   encoding: DocumentEncoding
   onShellFailed: (error: unknown, componentStack: string | undefined) => void
 }
@@ -148,7 +148,7 @@ const NOWHERE = new Writable({ write (_chunk, _encoding, done) { done() } })
 // whole, since a stream costs more than the render; a page with deferred data goes to the streaming renderer
 // without a string render first. Every callback of renderToPipeableStream is handled here.
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
-  const { capture, deferred, signal } = options
+  const { capture, deferred } = options
   if (deferred === null) {
     const atOnce = renderAtOnce(element, data, options.nonce, options.script)
     if (atOnce !== null) {
@@ -158,6 +158,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
       return
     }
   }
+  const signal = options.signal()
   let sent = false
   let allReady = false
   let failedAfterShell = false

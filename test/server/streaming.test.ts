@@ -5,6 +5,7 @@ import { defineLoader } from '../../src/server/pages/index.js'
 import { Await } from '../../src/ui/await.js'
 import { definePage, PAGES } from '../../src/ui/page-table.js'
 import { build, cacheOutcome, inlineScripts, pageData } from '../helpers/app.js'
+import { labelValues, scrape, valueOf } from '../helpers/metrics.js'
 import { listen } from '../helpers/server.js'
 import { gate, openStreamed } from '../helpers/streamed-response.js'
 import { weatherLoader } from '../fixtures/streaming/loader.js'
@@ -188,4 +189,51 @@ t.test('a document with deferred data is never served from the render cache, unl
   t.same(answers.map(cacheOutcome), ['miss', 'miss', 'hit'])
   t.match(answers[2]?.body, FORECAST_SHOWN, 'served with its part in place')
   t.same(deferredOutcomes(answers[2]?.body ?? ''), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]])
+})
+
+t.test('the metrics tell streamed, held and whole documents apart: time to the head and to the last byte', async (t) => {
+  const resolved = defineLoader(WEATHER, () => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary: 'Sunny, 21 °C' }))) }))
+  const { app } = await build(t, { pages: [...PAGES, WEATHER], loaders: new Map([resolved]), env: { METRICS_PORT: '0' } })
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) await app.inject({ url: '/weather', headers })
+  await app.inject({ url: '/', headers: FIRST_VISIT })
+  const samples = await scrape(app)
+  for (const name of ['document_head_seconds_count', 'document_last_byte_seconds_count']) {
+    t.same(labelValues(samples, name, 'delivery'), ['held', 'streamed', 'whole'], `${name}: each delivery apart`)
+    t.equal(valueOf(samples, name, { delivery: 'streamed' }), 1)
+    t.equal(valueOf(samples, name, { delivery: 'held' }), 1)
+    t.equal(valueOf(samples, name, { delivery: 'whole' }), 2, 'the bot\'s document and the home page')
+  }
+})
+
+t.test('a loader stopped by its signal because the client left is nobody\'s error', async (t) => {
+  const called = gate<void>()
+  const waits = defineLoader(WEATHER, async ({ signal }) => {
+    called.open()
+    // Slow work that honours the signal, as fetch() does.
+    await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)))
+    return { city: 'Lisbon', forecast: Promise.resolve({ summary: 'never shown' }) }
+  })
+  const { url, logs } = await listen(t, { pages: [...PAGES, WEATHER], loaders: new Map([waits]) })
+  const response = openStreamed(`${url}/weather`, FIRST_VISIT)
+  await called.promise
+  response.abandon()
+  const said = (entry: typeof logs[number]) => entry.msg === 'the client went away while the page loaded'
+  await new Promise<void>((resolve) => {
+    const check = () => logs.some(said) ? resolve() : setImmediate(check)
+    check()
+  })
+  t.equal(logs.find(said)?.level, 30, 'an info line says so')
+  t.notOk(logs.some((entry) => entry.level >= 50), 'no error logged')
+})
+
+t.test('HEAD of a page with deferred data answers its headers and no body', async (t) => {
+  const { forecast, options } = gatedWeather()
+  const { app } = await build(t, options)
+  forecast.open({ summary: 'Sunny, 21 °C' })
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT]) {
+    const response = await app.inject({ method: 'HEAD', url: '/weather', headers })
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    t.equal(response.body, '')
+  }
 })

@@ -85,7 +85,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   function sendCached (reply: FastifyReply, data: PageData, template: Template, fillings: Fillings) {
     const html = fillTemplate(template, fillings)
     reply.status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
-    if (verifyHits) {
+    // A document with deferred parts rendered again would wait for parts that only its first request had.
+    if (verifyHits && !data.page.deferred) {
       renderToHtml(element(data, fillings.nonce), data, fillings.nonce, documentScript).then((fresh) => {
         const { id } = data.page
         if (fresh !== html) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
@@ -96,7 +97,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture, deferred: DeferredParts | null) {
     const { request } = reply
     const delivery: Delivery = data.requestInfo.isBot ? 'whole' : runsScripts(request) ? 'streamed' : 'held'
-    const signal = requestSignal(reply)
+    const signal = () => requestSignal(reply)
     const encoding = negotiateEncoding(request)
     const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce, state === data ? deferred?.parts : undefined), state, {
       status: state.page.status,
