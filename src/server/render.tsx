@@ -3,7 +3,7 @@ import type { ReactNode } from 'react'
 import { Writable } from 'node:stream'
 import { deferredScript } from '../shared/deferred.js'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
-import type { PageData } from '../shared/page-data.js'
+import type { Assets, PageData } from '../shared/page-data.js'
 import { serializeForScript } from '../shared/serialize.js'
 import type { DeferredParts } from './deferred-parts.js'
 import { documentSink, type DocumentEncoding, type DocumentSink } from './document-encoding.js'
@@ -141,6 +141,14 @@ class DocumentWriter {
   }
 }
 
+/** RFC 8288 links for the document's stylesheets and scripts, as its <head> names them. */
+export function preloadLinks ({ styles, entry, preloads }: Assets): string {
+  return [
+    ...styles.map((href) => `<${encodeURI(href)}>; rel=preload; as=style`),
+    ...[entry, ...preloads].map((href) => `<${encodeURI(href)}>; rel=modulepreload`)
+  ].join(', ')
+}
+
 /** Dropped once the document is sent: nothing reads it unless the render cache captures. */
 const NOWHERE = new Writable({ write (_chunk, _encoding, done) { done() } })
 
@@ -261,6 +269,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const sink = documentSink(options.encoding)
     if (sink.encoding) reply.header('Content-Encoding', sink.encoding)
     addVary(reply, 'Accept-Encoding')
+    // A held document's head waits with its body: the browser can fetch what the head would name meanwhile.
+    if (options.delivery === 'held') reply.header('Link', preloadLinks(data.assets))
     // Fastify sets the headers and pipes: they leave then, not with the first byte of a body that may wait.
     reply.raw.once('pipe', () => { if (!reply.raw.headersSent) reply.raw.flushHeaders() })
     reply.send(sink.body)

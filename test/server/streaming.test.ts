@@ -70,6 +70,7 @@ t.test('a first visit gets its headers at once and the finished document in plac
   const { headers } = await response.headers
   t.equal(headers['critical-ch'], 'Sec-CH-Prefers-Color-Scheme', 'so Chromium retries with its hint after one round trip, not after the data')
   t.match(headers['server-timing'], /delivery;desc=held/)
+  t.match(headers.link, /^<\/assets\/styles-[\w-]+\.css>; rel=preload; as=style, <\/assets\/entry-[\w-]+\.js>; rel=modulepreload/, 'what the head would load, to fetch meanwhile')
   t.equal(response.text, '', 'no body before the data')
   forecast.open({ summary: 'Sunny, 21 °C' })
   const whole = await response.ended
