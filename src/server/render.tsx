@@ -149,9 +149,6 @@ export function preloadLinks ({ styles, entry, preloads }: Assets): string {
   ].join(', ')
 }
 
-/** Dropped once the document is sent: nothing reads it unless the render cache captures. */
-const NOWHERE = new Writable({ write (_chunk, _encoding, done) { done() } })
-
 // Through reply.send() so Fastify's hooks still apply (fastify#2372). A document that waits on nothing is sent
 // whole, since a stream costs more than the render; a page with deferred data goes to the streaming renderer
 // without a string render first. Every callback of renderToPipeableStream is handled here.
@@ -281,7 +278,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   function pipeInto (sink = held) {
     if (sink === null) return
     const tee = capture.stream()
-    tee.pipe(NOWHERE)
+    // Its output is dropped: the capture keeps what passed through when it ends.
+    tee.resume()
     const destination = writer = new DocumentWriter(sink, tee)
     for (const html of early.splice(0)) destination.script(html)
     pipe(destination as unknown as NodeJS.WritableStream)
