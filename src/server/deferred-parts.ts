@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
-import { DEFERRED_TIMED_OUT, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../shared/deferred.js'
+import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../shared/deferred.js'
 
-type Listener = (key: string, outcome: DeferredOutcome) => void
+/** `script`: the body of the inline script that hands the outcome to the browser. */
+type Listener = (key: string, script: string) => void
 
 /**
  * The deferred parts of one request's loader data. Each settles once: with its value, with its failure (logged here,
@@ -11,7 +12,7 @@ export class DeferredParts {
   /** What the page reads, by key: the loader's own promises. */
   readonly parts: ReadonlyMap<string, PromiseLike<unknown>>
   readonly #expire: Array<() => void> = []
-  readonly #settled: Array<[string, DeferredOutcome]> = []
+  readonly #settled: Array<[string, string]> = []
   #listener: Listener | null = null
   #pending: number
 
@@ -22,14 +23,24 @@ export class DeferredParts {
       let resolve!: (outcome: DeferredOutcome) => void
       const outcome: Tracked<DeferredOutcome> = new Promise((settle) => { resolve = settle })
       let done = false
-      const settle = (settled: DeferredOutcome) => {
+      const settle = (given: DeferredOutcome) => {
         if (done) return
         done = true
         this.#pending--
+        let settled = given
+        let script: string
+        try {
+          script = deferredScript(key, settled)
+        } catch (error) {
+          // A value JSON cannot carry (a cycle, a "__proto__" key) would hydrate differently: it fails here instead.
+          log.error({ err: error, part: key }, 'a deferred part of the page cannot be sent to the browser')
+          settled = { ok: false, message: DEFERRED_FAILED }
+          script = deferredScript(key, settled)
+        }
         Object.assign(outcome, { status: 'fulfilled', value: settled })
         resolve(settled)
-        this.#settled.push([key, settled])
-        this.#listener?.(key, settled)
+        this.#settled.push([key, script])
+        this.#listener?.(key, script)
       }
       part.then((value) => settle({ ok: true, value }), (error: unknown) => {
         // A part that failed because its client left (its loader saw the signal) is nobody's error.
@@ -52,7 +63,7 @@ export class DeferredParts {
   /** Hears every settled part, those settled before it was set first. */
   listen (listener: Listener): void {
     this.#listener = listener
-    for (const [key, outcome] of this.#settled) listener(key, outcome)
+    for (const [key, script] of this.#settled) listener(key, script)
   }
 
   /** Past the time limit: the parts still pending show as failed, in words for the visitor. */

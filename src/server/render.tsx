@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ReactNode } from 'react'
 import { Writable } from 'node:stream'
-import { deferredScript } from '../shared/deferred.js'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import type { Assets, PageData } from '../shared/page-data.js'
 import { serializeForScript } from '../shared/serialize.js'
@@ -175,8 +174,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
   const early: string[] = []
 
-  deferred?.listen((key, outcome) => {
-    const html = `<script nonce="${options.nonce}">${deferredScript(key, outcome)}</script>`
+  deferred?.listen((_key, script) => {
+    const html = `<script nonce="${options.nonce}">${script}</script>`
     if (writer) writer.script(html)
     else early.push(html)
   })

@@ -238,3 +238,15 @@ t.test('HEAD of a page with deferred data answers its headers and no body', asyn
     t.equal(response.body, '')
   }
 })
+
+t.test('a part whose value JSON cannot carry fails in place, logged, rather than hydrating differently', async (t) => {
+  const circular: Record<string, unknown> = { summary: 'Sunny' }
+  circular.self = circular
+  const loader = defineLoader(WEATHER, () => ({ city: 'Lisbon', forecast: Promise.resolve(circular as unknown as Forecast) }))
+  const { app, logs } = await build(t, { pages: [...PAGES, WEATHER], loaders: new Map([loader]), allowErrorLogs: true })
+  const response = await app.inject({ url: '/weather', headers: FIRST_VISIT })
+  t.equal(response.statusCode, 200)
+  t.match(response.body, '<p role="alert">This part of the page could not be loaded. Please reload the page to try again.</p>')
+  t.same(deferredOutcomes(response.body), [['forecast', { ok: false, message: 'This part of the page could not be loaded. Please reload the page to try again.' }]])
+  t.equal(logs.filter((entry) => entry.level >= 50).length, 1, 'logged once')
+})
