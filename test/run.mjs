@@ -17,7 +17,7 @@ const subset = args.some((arg) => !arg.startsWith('-'))
 const run = (script, scriptArgs) => spawnSync(process.execPath, [script, ...scriptArgs], { cwd: root, stdio: 'inherit' }).status ?? 1
 
 // A subset reuses a build that is still fresh; the whole suite always starts from a clean one.
-const built = run(join(root, 'build.mjs'), ['--quiet', ...(subset ? ['--if-stale'] : [])])
+const built = run(join(root, 'build', 'cli.mjs'), ['--quiet', ...(subset ? ['--if-stale'] : [])])
 if (built !== 0) process.exit(built)
 if (subset) console.log('Running the named tests without coverage: its thresholds apply to the whole suite (npm test).')
 process.exit(run(tap, subset ? ['--disable-coverage', ...args] : args))

@@ -2,7 +2,9 @@ import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { DeferredPartsContext } from '../ui/await.js'
 import { Document } from '../ui/document.js'
-import { findPage, loadPage, PageTableContext, PAGES, type AnyPage } from '../ui/page-table.js'
+import { SCREENS } from '../screens/index.js'
+import type { ScreenRegistry } from '../ui/define-screen.js'
+import { loadScreen, screenEntry, ScreenTableContext } from '../ui/screen-table.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
 import { takeDeferredParts } from './deferred-store.js'
@@ -22,11 +24,11 @@ declare global {
   }
 }
 
-/** A test's own entry passes its pages. The page's chunk is loaded first so hydration does not suspend. */
-export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promise<void> {
+/** A test's own entry passes its screens. The screen's chunk is loaded first so hydration does not suspend. */
+export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promise<void> {
   const data = readPageData()
-  const page = findPage(data.page.id, pages)
-  if (page) await loadPage(page)
+  const entry = screenEntry(screens, data.page.id)
+  if (entry) await loadScreen(entry)
   // Browsers hide a parsed nonce from the attribute but keep it in the property: the document's own scripts carry it.
   const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce
   const startTracker = () => startTrackerWhenIdle(data.env)
@@ -39,13 +41,13 @@ export async function hydrateDocument (pages: readonly AnyPage[] = PAGES): Promi
     document,
     <StrictMode>
       <AfterHydration effect={startTracker}>
-        <PageTableContext.Provider value={pages}>
+        <ScreenTableContext value={screens}>
           <HintScriptSource value={readHintScript}>
             <DeferredPartsContext value={deferredParts}>
               <Document data={data} nonce={nonce} />
             </DeferredPartsContext>
           </HintScriptSource>
-        </PageTableContext.Provider>
+        </ScreenTableContext>
       </AfterHydration>
     </StrictMode>
   )

@@ -1,61 +1,57 @@
-import cookie from '@fastify/cookie'
-import formbody from '@fastify/formbody'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PAGES, type AnyPage } from '../ui/page-table.js'
-import { loadAssetManifest } from './assets.js'
-import type { Env } from './env.js'
+import { SCREENS } from '../screens/index.js'
+import type { ScreenRegistry } from '../ui/define-screen.js'
 import type { DevTools } from './dev/dev-tools.js'
+import type { Env } from './env.js'
 import { handleError } from './error-handler.js'
-import { flashToasts } from './flash-toast.js'
-import type { FormRoute } from './forms/define-form-route.js'
-import { FORM_ROUTES } from './forms/index.js'
-import type { HoneypotOptions } from './honeypot.js'
-import { notFound } from './not-found.js'
-import { LOADERS, type LoaderTable } from './pages/index.js'
-import { allowedMethods } from './plugins/allowed-methods.js'
-import { compression } from './plugins/compression.js'
-import { cookieAttributes } from './plugins/cookie-attributes.js'
-import { documentTimingPlugin } from './plugins/document-timing.js'
-import { gracefulClose } from './plugins/graceful-close.js'
-import { honeypot } from './plugins/honeypot.js'
-import { loadShedding, type LoadSheddingOptions } from './plugins/load-shedding.js'
-import { metrics } from './plugins/metrics.js'
-import { pageLoading } from './plugins/page-loading.js'
-import { pageRendering } from './plugins/page-rendering.js'
-import { plainHttpWarning } from './plugins/plain-http-warning.js'
-import { readiness } from './plugins/readiness.js'
-import type { RenderCacheOptions } from './render-cache.js'
-import { security } from './plugins/security.js'
-import { staticAssets } from './plugins/static-assets.js'
-import { createGenReqId, idSequence, trustedProxyPredicate } from './request-id.js'
+import { createGenReqId, idSequence, trustedProxyPredicate } from './http/request-id.js'
+import { timeoutOptions, type Timeouts } from './http/timeouts.js'
+import { fastifyTrustProxy } from './http/trust-proxy.js'
+import { allowedMethods } from './plugins/app/allowed-methods.js'
+import { documentTimingPlugin } from './plugins/app/document-timing.js'
+import { flashToasts } from './plugins/app/flash-toasts.js'
+import { gracefulClose } from './plugins/app/graceful-close.js'
+import { honeypot } from './plugins/app/honeypot.js'
+import { notFound } from './plugins/app/not-found.js'
+import { pageLoading } from './plugins/app/page-loading.js'
+import { pageRendering } from './plugins/app/page-rendering.js'
+import { plainHttpWarning } from './plugins/app/plain-http-warning.js'
+import { readiness } from './plugins/app/readiness.js'
+import { themeCookie } from './plugins/app/theme-cookie.js'
+import { compression } from './plugins/external/compression.js'
+import { cookies } from './plugins/external/cookies.js'
+import { formBodies } from './plugins/external/formbody.js'
+import { loadShedding, type LoadSheddingOptions } from './plugins/external/load-shedding.js'
+import { metrics } from './plugins/external/metrics.js'
+import { security } from './plugins/external/security.js'
+import { staticAssets } from './plugins/external/static-assets.js'
+import { loadAssetManifest } from './rendering/assets.js'
+import type { RenderCacheOptions } from './rendering/render-cache.js'
 import { cspReportRoutes, type CspReportOptions } from './routes/csp-report.js'
-import { probeRoutes } from './routes/probes.js'
 import { pageRoutes } from './routes/pages.js'
+import { probeRoutes } from './routes/probes.js'
 import { themeSwitchRoutes } from './routes/theme-switch.js'
-import { themeCookie } from './theme-cookie.js'
-import { timeoutOptions, type Timeouts } from './timeouts.js'
-import { fastifyTrustProxy } from './trust-proxy.js'
+import { loadScreens } from './screens/load-screens.js'
+import type { HoneypotOptions } from './security/honeypot.js'
 
-/** Where build.mjs writes: two levels up from src/server/ or dist/server/. */
+/** Where the build (build/) writes: two levels up from src/server/ or dist/server/. */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 
 export interface AppOptions {
   env: Env
   logger?: FastifyServerOptions['logger']
-  /** Tests pass more pages, loaders and form routes, and the options below. */
-  pages?: readonly AnyPage[]
-  loaders?: LoaderTable
-  forms?: readonly FormRoute[]
+  /** Tests add screens to the app's (src/screens/index.ts), and pass the options below. */
+  screens?: ScreenRegistry
   distDir?: string
   loadShedding?: LoadSheddingOptions
   honeypot?: Omit<HoneypotOptions, 'secret'>
   renderCache?: RenderCacheOptions
   timeouts?: Partial<Timeouts>
   cspReports?: CspReportOptions
-  /** Registered before anything else, to see every route: tracing (src/server/tracing.ts) when configured. */
+  /** Registered before anything else, to see every route: tracing (src/server/observability/tracing.ts) when configured. */
   instrumentation?: FastifyPluginAsync
   routes?: (app: FastifyInstance) => void | Promise<void>
   /** `npm run dev`'s additions (src/server/dev/), passed by main.ts only in a development build. */
@@ -85,8 +81,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  const pages = options.pages ?? PAGES
-  const loaders = options.loaders ?? LOADERS
+  const screens = await loadScreens({ ...SCREENS, ...options.screens })
   const secure = env.NODE_ENV === 'production'
 
   if (options.instrumentation) await app.register(options.instrumentation)
@@ -98,21 +93,19 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(security, { env })
   if (secure) await app.register(plainHttpWarning)
   await app.register(compression)
-  // Newest first: @fastify/cookie signs with the first secret and verifies with any.
-  await app.register(cookie, { secret: [...env.SESSION_SECRET] })
-  await app.register(cookieAttributes, { secure })
-  await app.register(themeCookie, { secure })
-  await app.register(flashToasts, { secure })
+  await app.register(cookies, { secret: env.SESSION_SECRET, secure })
+  await app.register(themeCookie)
+  await app.register(flashToasts)
   await app.register(honeypot, { ...options.honeypot, secret: env.HONEYPOT_SECRET })
   await app.register(documentTimingPlugin)
-  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), pages, cache: options.renderCache, devTools: options.devTools })
-  await app.register(pageLoading, { loaders })
+  await app.register(pageRendering, { env, assets: loadAssetManifest(join(distDir, 'manifest.json')), screens, cache: options.renderCache, devTools: options.devTools })
+  await app.register(pageLoading, { loaders: screens.loaders })
   await app.register(metrics, { enabled: env.METRICS_PORT !== undefined })
   // Before the not-found handling, so that its request log sees those answers too.
   if (options.devTools) await app.register(options.devTools.plugin)
   // After cookies and security headers, before the body parsers: an unknown address is answered unread.
   await app.register(notFound)
-  await app.register(formbody)
+  await app.register(formBodies)
   await app.register(staticAssets, { root: join(distDir, 'client'), sourceMaps: !secure || env.SERVE_SOURCE_MAPS === 'true' })
 
   app.setErrorHandler(handleError)
@@ -120,8 +113,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(probeRoutes)
   await app.register(themeSwitchRoutes)
   await app.register(cspReportRoutes, options.cspReports ?? {})
-  await app.register(pageRoutes, { pages, loaders })
-  for (const form of options.forms ?? FORM_ROUTES) await app.register(form)
+  await app.register(pageRoutes, { screens })
+  for (const form of screens.forms) await app.register(form)
   const { routes } = options
   if (routes) await app.register(async (scope) => { await routes(scope) })
 

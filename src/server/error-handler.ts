@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { PageState } from '../shared/page-data.js'
-import { SYSTEM_PAGES } from '../ui/page-table.js'
+import { SYSTEM_SCREENS } from '../ui/define-screen.js'
 import { answerFor, errorBody, statusWords, type Answer } from './errors.js'
-import { varyByAccept, wantsJson } from './negotiation.js'
+import { varyByAccept, wantsJson } from './http/negotiation.js'
 
 /** Decorates an app that logs each request in one line, status included, so a client error needs no line of its own. */
 export const ONE_LINE_REQUEST_LOG = 'oneLineRequestLog'
@@ -42,9 +42,9 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, answer:
 
 function errorPage ({ status, message }: Answer): PageState {
   const { title } = statusWords(status)
-  if (status === 404) return { id: SYSTEM_PAGES.notFound.id, status, data: { title } }
-  if (status >= 500) return { id: SYSTEM_PAGES.serverError.id, status, data: { title } }
-  return { id: SYSTEM_PAGES.clientError.id, status, data: { title, message } }
+  if (status === 404) return { id: SYSTEM_SCREENS.notFound, status, data: { title } }
+  if (status >= 500) return { id: SYSTEM_SCREENS.serverError, status, data: { title } }
+  return { id: SYSTEM_SCREENS.clientError, status, data: { title, message } }
 }
 
 /** Errors raised while routing or before the cookie and security hooks have no cookies or headers to build a page with. */

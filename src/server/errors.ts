@@ -51,6 +51,22 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS
 
+const SEND_IT_AGAIN = 'The form could not be verified. Please send it again.'
+
+/**
+ * What a form refused by the honeypot says when it is shown again (without JavaScript): the form shown carries a fresh
+ * timestamp, so the catalogue's "reload the page" would throw away the answers for nothing.
+ */
+export const SEND_AGAIN = {
+  HONEYPOT_MISSING: SEND_IT_AGAIN,
+  HONEYPOT_FILLED: 'The form could not be sent because a field meant to stay empty was filled in. Please send it again.',
+  TIMESTAMP_MISSING: SEND_IT_AGAIN,
+  TIMESTAMP_INVALID: SEND_IT_AGAIN,
+  TIMESTAMP_FUTURE: SEND_IT_AGAIN,
+  TOO_FAST: ERRORS.TOO_FAST.message,
+  EXPIRED: 'This form had expired. Please check your answers and send it again.'
+} as const satisfies Partial<Record<ErrorCode, string>>
+
 export class ClientError extends Error {
   readonly statusCode: number
   readonly code: ErrorCode

@@ -2,14 +2,11 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppOptions } from './app.js'
 import { EnvError, loadEnv, type LoadedEnv } from './env.js'
-import { listenForMetrics } from './metrics-server.js'
-import { drainBoundMs } from './plugins/graceful-close.js'
+import { listenForMetrics } from './observability/metrics-server.js'
+import { drainBoundMs } from './plugins/app/graceful-close.js'
 
-/** Whether the built server was compiled from the code cache the build wrote (main.ts); `skipped` under --enable-source-maps. */
-export type CodeCacheState = 'used' | 'rejected' | 'absent' | 'skipped'
-
-/** A second signal exits at once, and a drain past its bound exits 1 (plugins/graceful-close.ts). */
-export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, { codeCache = 'absent' }: { codeCache?: CodeCacheState } = {}): Promise<void> {
+/** A second signal exits at once, and a drain past its bound exits 1 (plugins/app/graceful-close.ts). */
+export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): Promise<void> {
   let loaded: LoadedEnv
   try {
     loaded = loadEnv()
@@ -21,11 +18,11 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, {
   }
 
   const { env, warnings } = loaded
-  // Imported only when configured: see tracing.ts.
+  // Imported only when configured: see observability/tracing.ts.
   const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
-    ? await (await import('./tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
+    ? await (await import('./observability/tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
     : undefined
-  // build.mjs defines NODE_ENV per bundle: a production bundle holds none of the development tools.
+  // The build defines NODE_ENV per server build (build/server.mjs): a production bundle holds none of the development tools.
   const devTools = process.env.NODE_ENV === 'development' ? (await import('./dev/dev-tools.js')).devTools() : undefined
   const app = await buildApp({
     ...options,
@@ -34,12 +31,11 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, {
     instrumentation: tracing?.plugin,
     logger: {
       level: env.LOG_LEVEL,
-      ...(process.env.LOG_PRETTY === 'true' ? { stream: await prettyStream() } : {})
+      // Readable logs for a developer, formatted by pino-pretty (a devDependency) in pino's worker thread.
+      ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
     }
   })
   for (const warning of warnings) app.log.warn(warning)
-  app.log.debug({ codeCache }, 'compiled the server')
-  if (codeCache === 'rejected') app.log.warn('V8 refused the code cache in dist/server (made by another Node, or for another build), so the server started more slowly: build with the Node that runs it')
 
   let metricsListener: FastifyInstance | undefined
   const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }
@@ -53,19 +49,14 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}, {
   })
 
   try {
-    await devTools?.beforeListen()
     await app.listen({ port: env.PORT, host: env.HOST })
     if (app.metrics && env.METRICS_PORT !== undefined) {
       metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)
     }
+    // Which Node serves: the image's and the one npm scripts run (node_modules/.bin/node) are set apart.
+    app.log.info({ node: process.versions.node }, 'ready')
   } catch (error) {
     app.log.fatal({ err: error }, 'could not start listening')
     process.exit(1)
   }
-}
-
-/** Readable logs for a developer, formatted in-process: a transport's worker cannot be found inside the bundle. */
-async function prettyStream () {
-  const { default: pretty } = await import('pino-pretty')
-  return pretty({ translateTime: 'HH:MM:ss', ignore: 'pid,hostname' })
 }

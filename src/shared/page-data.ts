@@ -31,7 +31,7 @@ export interface RequestInfo {
 export type Toast = Static<typeof ToastSchema>
 export type ToastType = Toast['type']
 
-/** Names and encrypted timestamp of a form's honeypot fields (see server/honeypot.ts). */
+/** Names and encrypted timestamp of a form's honeypot fields ((see server/security/honeypot.ts)). */
 export interface HoneyProps {
   nameFieldName: string
   validFromFieldName: string

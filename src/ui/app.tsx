@@ -4,8 +4,8 @@ import type { Theme } from '../shared/theme.js'
 import { DeferredPartsContext, withDeferred } from './await.js'
 import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
-import { SYSTEM_PAGES, usePage, usePageComponent } from './page-table.js'
 import { RequestInfoProvider } from './request-info.js'
+import { useScreen } from './screen-table.js'
 import { ThemeSwitch } from './theme-switch.js'
 import { ToastArea } from './toasts.js'
 
@@ -28,8 +28,9 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
 }
 
 function Outlet ({ data }: { data: PageData }) {
-  // A page this bundle does not know (a newer server's) shows the error page.
-  const Component = usePageComponent(usePage(data.page.id) ?? SYSTEM_PAGES.serverError)
+  const view = useScreen(data.page.id)
+  if (!view) throw new Error(`the screen table has neither "${data.page.id}" nor the server-error screen`)
+  const Component = view.component
   const parts = useContext(DeferredPartsContext)
   return (
     <PageFormStateContext value={data.page.form ?? null}>

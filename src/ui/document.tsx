@@ -1,7 +1,7 @@
-import { useContext } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import { App } from './app.js'
-import { findPage, PageTableContext, type AnyPage, type PageText } from './page-table.js'
+import type { ScreenText, ScreenView } from './define-screen.js'
+import { useScreen } from './screen-table.js'
 import { HintCheckScript, ThemeColorMeta, ThemeProvider, useTheme } from './theme.js'
 
 export const PRODUCT_NAME = 'Agent Stack'
@@ -14,9 +14,10 @@ export interface DocumentMeta {
   canonical: string | null
 }
 
-export function documentMeta ({ page, requestInfo }: PageData, pages?: readonly AnyPage[]): DocumentMeta {
-  const meta = findPage(page.id, pages)?.meta
-  const text = (value: PageText<unknown> | undefined) => typeof value === 'function' ? value(page) : value
+/** `view`: the screen the page shows, as the screen table finds it. */
+export function documentMeta ({ page, requestInfo }: PageData, view: ScreenView<any> | undefined): DocumentMeta {
+  const meta = view?.meta
+  const text = (value: ScreenText<unknown> | undefined) => typeof value === 'function' ? value(page) : value
   const title = text(meta?.title)
   return {
     title: title ? `${title} | ${PRODUCT_NAME}` : PRODUCT_NAME,
@@ -52,7 +53,7 @@ export function Document ({ data, nonce }: DocumentProps) {
 function ThemedDocument ({ data, nonce }: DocumentProps) {
   const { requestInfo, env, assets } = data
   const { theme, source } = useTheme()
-  const meta = documentMeta(data, useContext(PageTableContext))
+  const meta = documentMeta(data, useScreen(data.page.id))
   return (
     // The check script may set class and source before hydration (it paints the live OS scheme).
     <html lang='en' className={theme} data-theme-source={source} suppressHydrationWarning>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
-import { CSP_REPORT_PATH } from '../../src/server/csp-report.js'
+import { CSP_REPORT_PATH } from '../../src/server/security/csp-report.js'
 import { build } from '../helpers/app.js'
 import { assertServing } from '../helpers/attack.js'
 

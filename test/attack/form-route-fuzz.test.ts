@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
-import { PAGES } from '../../src/ui/page-table.js'
 import { build } from '../helpers/app.js'
 import { assertSameSitePath, assertServing } from '../helpers/attack.js'
 import { renderedHoneypot } from '../helpers/forms.js'
-import { CONTACT_PAGE, CONTACT_PATH } from '../fixtures/contact-form/page.js'
-import { contactForm, contactLoader, ContactSchema, type Contact } from '../fixtures/contact-form/route.js'
+import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
+import { ContactSchema, type Contact } from '../fixtures/contact-form/contact.server.js'
+import { contactScreens } from '../fixtures/contact-form/screens.js'
 
 /**
  * Property-based attack on a form route (the contact form of the test
@@ -157,9 +157,7 @@ function assertExplained (response: LightMyRequestResponse): void {
 t.test('no body sent to a form route gets a 5xx, runs the handler when it should not, or echoes a secret', async (t) => {
   const received: Contact[] = []
   const { app, logs } = await build(t, {
-    pages: [...PAGES, CONTACT_PAGE],
-    loaders: new Map([contactLoader]),
-    forms: [contactForm(received)],
+    screens: contactScreens({ received }),
     honeypot: { timing: false }
   })
   const props = await renderedHoneypot(app, CONTACT_PATH)

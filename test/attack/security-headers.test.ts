@@ -1,7 +1,7 @@
 import type { Output } from '@mdn/mdn-http-observatory/src/types.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import t from 'tap'
-import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
 import { build } from '../helpers/app.js'

@@ -4,8 +4,8 @@ import type { Theme } from '../../src/shared/theme.js'
 import { assertAccessible } from '../helpers/axe.js'
 import { launchBrowser } from '../helpers/browser.js'
 import { fill, listenContact, openContact, openContactUnhydrated, SEND, summaryText } from '../helpers/contact-form.js'
-import { CONTACT_PATH } from '../fixtures/contact-form/page.js'
-import { VALID_ANSWERS, WRONG_ANSWERS } from '../fixtures/contact-form/route.js'
+import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
+import { VALID_ANSWERS, WRONG_ANSWERS } from '../fixtures/contact-form/contact.server.js'
 
 /**
  * The form kit as assistive technology and system settings meet it: axe on

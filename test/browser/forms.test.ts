@@ -2,8 +2,8 @@ import t from 'tap'
 import { ERRORS } from '../../src/server/errors.js'
 import { launchBrowser } from '../helpers/browser.js'
 import { controlValues, fieldMessages, fill, listenContact, openContact, send, SEND, summaryText } from '../helpers/contact-form.js'
-import { CONTACT_PATH } from '../fixtures/contact-form/page.js'
-import { VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES } from '../fixtures/contact-form/route.js'
+import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
+import { VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES } from '../fixtures/contact-form/contact.server.js'
 
 /**
  * The contact form of the test fixture, driven in Chromium as a person does,

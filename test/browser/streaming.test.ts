@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { defineLoader } from '../../src/server/pages/index.js'
-import { PAGES } from '../../src/ui/page-table.js'
+import { defineLoader } from '../../src/server/screens/index.js'
 import { launchBrowser, openPage, waitForHydration } from '../helpers/browser.js'
 import { buildTestClient } from '../helpers/client-bundle.js'
 import { listen } from '../helpers/server.js'
+import { screen } from '../helpers/screens.js'
 import { gate } from '../helpers/streamed-response.js'
-import { WEATHER, type Forecast } from '../fixtures/streaming/page.js'
+import weather, { type Forecast, type WeatherData } from '../fixtures/streaming/weather.js'
 
 /**
  * The weather page of docs/streaming.md in Chromium: each request's forecast arrives when the test lets it, so what
@@ -26,7 +26,7 @@ interface Visit {
 async function weatherApp (t: Parameters<typeof listen>[0], forecastSoon = false) {
   const visits: Visit[] = []
   const waiting: Array<(visit: Visit) => void> = []
-  const loader = defineLoader(WEATHER, ({ signal }) => {
+  const loader = defineLoader<WeatherData>(({ signal }) => {
     const visit = { signal, forecast: gate<Forecast>() }
     if (forecastSoon) setImmediate(() => visit.forecast.open({ summary: SUMMARY }))
     visits.push(visit)
@@ -39,7 +39,7 @@ async function weatherApp (t: Parameters<typeof listen>[0], forecastSoon = false
     check()
   })
   const distDir = await buildTestClient(t, fileURLToPath(new URL('../fixtures/streaming/client.tsx', import.meta.url)))
-  const { url } = await listen(t, { pages: [...PAGES, WEATHER], loaders: new Map([loader]), distDir })
+  const { url } = await listen(t, { screens: { weather: screen(weather, { loader }) }, distDir })
   return { url, visits, visitNumber }
 }
 

@@ -5,7 +5,7 @@ import type { PageData } from '../../src/shared/page-data.js'
 import { buildTestClient } from '../helpers/client-bundle.js'
 import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, themeRecord } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
-import { MEETING, MEETING_LOADERS, PAGES_WITH_MEETING } from '../helpers/time-page.js'
+import { MEETING, MEETING_SCREENS } from '../helpers/time-page.js'
 
 /**
  * The client-hint check script in a real browser: it reloads once, and only
@@ -15,10 +15,9 @@ import { MEETING, MEETING_LOADERS, PAGES_WITH_MEETING } from '../helpers/time-pa
  * frame), so the time zone is what provokes one here.
  */
 
-// The app with a page showing a time (/meeting), in a browser bundle that knows it too.
+// The app with a screen showing a time (/meeting), in a browser bundle that knows it too.
 const withMeeting = {
-  pages: PAGES_WITH_MEETING,
-  loaders: MEETING_LOADERS,
+  screens: MEETING_SCREENS,
   distDir: await buildTestClient(t, fileURLToPath(new URL('../helpers/time-page-entry.tsx', import.meta.url)))
 }
 

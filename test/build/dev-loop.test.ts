@@ -22,14 +22,14 @@ import { freePort } from '../helpers/process.js'
 t.setTimeout(240_000)
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const HOME = 'src/ui/pages/home.tsx'
+const HOME = 'src/screens/home.tsx'
 const ORIGINAL_TEXT = 'The shell every screen of Agent Stack is rendered in.'
 
 /** A copy of what `npm run dev` reads, sharing node_modules; removed at teardown. */
 async function projectCopy (t: Test): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'dev-loop-')))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  for (const entry of ['src', 'static', 'build.mjs', 'dev-loop.mjs', 'package.json', 'tsconfig.json']) await cp(join(ROOT, entry), join(dir, entry), { recursive: true })
+  for (const entry of ['src', 'static', 'build', 'package.json', 'tsconfig.json']) await cp(join(ROOT, entry), join(dir, entry), { recursive: true })
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   return dir
 }
@@ -148,7 +148,7 @@ t.test('the development loop follows edits, build errors, render errors and its 
     await page.waitForFunction(() => document.querySelector('agent-stack-dev-overlay') !== null, undefined, { timeout: 10_000 })
     const text = await overlayText(page)
     t.match(text, 'The build failed: the last good build is still served')
-    t.match(text, /src\/ui\/pages\/home\.tsx:5:\d+/, 'the file and line')
+    t.match(text, /src\/screens\/home\.tsx:10:\d+/, 'the file and line')
     t.match(text, 'Unexpected closing "q" tag does not match opening "p" tag', 'esbuild’s message')
     t.equal(loads(), 2, 'the page stayed')
     await loop.waitForOutput(/Unexpected closing "q" tag/, 10_000, from)
@@ -177,7 +177,7 @@ t.test('the development loop follows edits, build errors, render errors and its 
     const text = await overlayText(page)
     t.match(text, 'The page failed to render')
     t.match(text, 'Error: the home page broke on purpose')
-    t.match(text, /at HomePage \(src\/ui\/pages\/home\.tsx:\d+:\d+\)\s+at Outlet \(src\/ui\/app\.tsx:\d+:\d+\)/, 'the component stack, mapped from the bundle to the sources')
+    t.match(text, /at HomeScreen \(src\/screens\/home\.tsx:\d+:\d+\)\s+at Outlet \(src\/ui\/app\.tsx:\d+:\d+\)/, 'the component stack, mapped from the bundle to the sources')
     await edit(dir, (source) => source.replace("if (Date.now() > 0) throw new Error('the home page broke on purpose')\n  ", ''))
     await shows(watched, 'Fixed.', 10_000)
   })
@@ -202,7 +202,7 @@ t.test('the development loop follows edits, build errors, render errors and its 
     await edit(dir, (source) => source.replace("{typeof window === 'undefined' ? 'Rendered on the server' : 'Rendered in the browser'}", '{count}').replace('return (', "const count: number = 'Typed wrongly'\n  return ("))
     await shows(watched, 'Typed wrongly', 10_000)
     t.pass('the edit was built and served at once')
-    await loop.waitForOutput(/src\/ui\/pages\/home\.tsx[(:]\d+[,:]\d+\)?: error TS2322/, 120_000, from)
+    await loop.waitForOutput(/src\/screens\/home\.tsx[(:]\d+[,:]\d+\)?: error TS2322/, 120_000, from)
     t.pass('tsc reported the type error')
   })
 

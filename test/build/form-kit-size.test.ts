@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { relative } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { clientOptions, initialOutputs, pageOutputs } from '../../build.mjs'
+import { clientOptions } from '../../build/client.mjs'
+import { initialOutputs, screenOutputs } from '../../build/manifest.mjs'
 
 /**
  * What a page with a form adds to the JavaScript hydration waits for: the
@@ -17,7 +18,7 @@ import { clientOptions, initialOutputs, pageOutputs } from '../../build.mjs'
 
 const SHELL = 'src/client/entry.tsx'
 const WITH_FORM = 'test/fixtures/contact-form/client.tsx'
-const CONTACT_VIEW = /^test\/fixtures\/contact-form\/(view)\.tsx$/
+const CONTACT_VIEW = 'test/fixtures/contact-form/contact.tsx'
 const KIT_MODULES = /^src\/ui\/forms\/(form|field|submit)\.tsx?$/
 const KIT_BUDGET_BYTES = 3 * 1024
 
@@ -34,7 +35,7 @@ t.test(`a page with a form adds at most ${KIT_BUDGET_BYTES / 1024} KiB gzip to t
   const shellInputs = shellFiles.flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {}))
   t.notOk(shellInputs.some((input) => KIT_MODULES.test(relative(process.cwd(), input))), 'the shell holds none of the form kit')
 
-  const contactChunks = pageOutputs(metafile, CONTACT_VIEW).view ?? []
+  const contactChunks = screenOutputs(metafile, { contact: CONTACT_VIEW }, SHELL).contact ?? []
   t.ok(contactChunks.length >= 1, 'the contact page is a chunk of its own')
   const shell = await gzipBytes(shellFiles)
   const added = await gzipBytes(new Set([...initialOutputs(metafile, WITH_FORM), ...contactChunks])) - shell

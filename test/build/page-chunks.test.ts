@@ -2,11 +2,14 @@ import t from 'tap'
 import * as esbuild from 'esbuild'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { buildBrowserFiles, clientOptions, gzipForServing, initialOutputs, pageOutputs } from '../../build.mjs'
+import { buildBrowserFiles, clientOptions } from '../../build/client.mjs'
+import { gzipForServing } from '../../build/compress.mjs'
+import { initialOutputs, screenOutputs } from '../../build/manifest.mjs'
+import { screenModules } from '../../build/screens.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
-// A product of ten pages, built as `node build.mjs` builds the browser
-// files, with a page table of its own in place of src/ui/page-table.ts.
+// A product of ten screens, built as `npm run build` builds the browser
+// files, with a registry of its own in place of src/screens/index.ts.
 const PROJECT = join(DIST_DIR, '..')
 const WORK = join(DIST_DIR, 'ten-pages')
 const PAGE_IDS = Array.from({ length: 10 }, (_, index) => `screen-${index + 1}`)
@@ -15,43 +18,47 @@ const { config } = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8'
 /** A page of a few kilobytes, each with text of its own, so no two compress alike. */
 function pageSource (id: string): string {
   const rows = Array.from({ length: 40 }, (_, row) => `<li key='${row}'>{data.items[${row}] ?? '${id} row ${row}: ${'lorem ipsum dolor sit amet '.repeat(1 + (row % 3))}'}</li>`)
-  return `export function Page ({ data }: { data: { items: string[] } }) {\n  return <main><h1>${id}</h1><ol>\n${rows.join('\n')}\n</ol></main>\n}\n`
+  return `import { defineScreen } from '../../../src/ui/define-screen.js'\nexport default defineScreen<{ items: string[] }>({ path: '/${id}', component: ({ data }) => <main><h1>${id}</h1><ol>\n${rows.join('\n')}\n</ol></main> })\n`
 }
 
-function pageTableSource (): string {
-  const pages = PAGE_IDS.map((id) => `definePage({ id: '${id}', path: '/${id}', load: () => import('./pages/${id}.js').then((module) => module.Page) })`)
-  return `import { definePage, type AnyPage } from '../../src/ui/page-table.js'\nexport * from '../../src/ui/page-table.js'\nexport const PAGES: readonly AnyPage[] = [\n  ${pages.join(',\n  ')}\n]\n`
+/** Named after nothing in particular: the build finds each screen's chunk by what its import resolves to. */
+const fileOf = (id: string) => `view-${id.length}-${id}`
+
+function registrySource (): string {
+  const lines = PAGE_IDS.map((id) => `  '${id}': { view: () => import('./screens/${fileOf(id)}.js') }`)
+  return `export const SCREENS = {\n${lines.join(',\n')}\n}\n`
 }
 
-/** Sends our sources' imports of the page table to the generated one; the generated one still reaches the real one. */
-const tenPageTable = {
-  name: 'ten-page-table',
+/** Sends our sources' imports of the registry to the generated one. */
+const tenScreenRegistry = {
+  name: 'ten-screen-registry',
   setup (build: esbuild.PluginBuild) {
-    build.onResolve({ filter: /page-table\.js$/ }, ({ importer }) => importer.startsWith(WORK) ? undefined : { path: join(WORK, 'page-table.ts') })
+    build.onResolve({ filter: /screens\/index\.js$/ }, ({ importer }) => importer.startsWith(WORK) ? undefined : { path: join(WORK, 'index.ts') })
   }
 }
 
 t.test('with ten pages, each page is a chunk of its own and the first load stays within the budget', async (t) => {
   rmSync(WORK, { recursive: true, force: true })
-  mkdirSync(join(WORK, 'pages'), { recursive: true })
+  mkdirSync(join(WORK, 'screens'), { recursive: true })
   t.teardown(() => rmSync(WORK, { recursive: true, force: true }))
-  for (const id of PAGE_IDS) writeFileSync(join(WORK, 'pages', `${id}.tsx`), pageSource(id))
-  writeFileSync(join(WORK, 'page-table.ts'), pageTableSource())
+  for (const id of PAGE_IDS) writeFileSync(join(WORK, 'screens', `${fileOf(id)}.tsx`), pageSource(id))
+  writeFileSync(join(WORK, 'index.ts'), registrySource())
 
-  const metafile = await buildBrowserFiles({ ...(clientOptions as esbuild.BuildOptions), outdir: join(WORK, 'out'), plugins: [tenPageTable, ...(clientOptions as esbuild.BuildOptions).plugins ?? []] })
+  const metafile = await buildBrowserFiles({ ...(clientOptions as esbuild.BuildOptions), outdir: join(WORK, 'out'), plugins: [tenScreenRegistry, ...(clientOptions as esbuild.BuildOptions).plugins ?? []] })
   const gzipBytes = async (files: string[]) => {
     let sum = 0
     for (const file of files) sum += (await gzipForServing(readFileSync(join(PROJECT, file)))).length
     return sum
   }
 
-  // The generated pages live outside src/ui/pages/, so pageOutputs finds them by their own folder.
-  const chunks = Object.fromEntries(Object.entries(pageOutputs(metafile, /^dist\/ten-pages\/pages\/([\w-]+)\.tsx$/)))
-  t.same(Object.keys(chunks).sort(), [...PAGE_IDS].sort(), 'ten pages, ten chunks of their own')
+  const modules = await screenModules(join(WORK, 'index.ts'))
+  t.equal(modules['screen-1'], `dist/ten-pages/screens/${fileOf('screen-1')}.tsx`, 'a screen\'s module is what its import resolves to')
+  const chunks = screenOutputs(metafile, modules)
+  t.same(Object.keys(chunks).sort(), [...PAGE_IDS].sort(), 'ten screens, ten chunks of their own')
 
   const shell = initialOutputs(metafile)
   const shellInputs = shell.flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {}))
-  t.notOk(shellInputs.some((input) => input.includes('ten-pages/pages/')), 'no page\'s code is in the shell')
+  t.notOk(shellInputs.some((input) => input.includes('ten-pages/screens/')), 'no page\'s code is in the shell')
 
   const shellBytes = await gzipBytes(shell)
   let heaviest = 0
@@ -63,4 +70,27 @@ t.test('with ten pages, each page is a chunk of its own and the first load stays
   const first = shellBytes + heaviest
   t.comment(`shell ${(shellBytes / 1024).toFixed(1)} KiB + heaviest page ${(heaviest / 1024).toFixed(1)} KiB gzip`)
   t.ok(first <= config.initialJavaScriptBudgetKiB * 1024, `a visit loads ${(first / 1024).toFixed(1)} KiB ≤ ${config.initialJavaScriptBudgetKiB} KiB`)
+})
+
+t.test('a screen whose view the shell also imports statically fails the build, named', async (t) => {
+  const dir = join(DIST_DIR, 'static-screen')
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'notes.tsx'), "export default { path: '/notes', component: () => null }\n")
+  writeFileSync(join(dir, 'index.ts'), "import './notes.js'\nexport const SCREENS = { notes: { view: () => import('./notes.js') } }\n")
+  writeFileSync(join(dir, 'entry.ts'), "import { SCREENS } from './index.js'\nconsole.log(SCREENS)\n")
+  const entry = 'dist/static-screen/entry.ts'
+  const { metafile } = await esbuild.build({ absWorkingDir: PROJECT, entryPoints: [entry], bundle: true, splitting: true, format: 'esm', outdir: join(dir, 'out'), write: false, metafile: true, logLevel: 'silent' })
+  const modules = await screenModules(join(dir, 'index.ts'))
+  t.throws(() => screenOutputs(metafile, modules, entry), /the screen "notes" has no chunk of its own: dist\/static-screen\/notes\.tsx is imported statically/)
+})
+
+t.test('the registry imports its screens only through import(): no screen can import its way back into it', async (t) => {
+  const registry = 'src/screens/index.ts'
+  const { metafile } = await esbuild.build({ absWorkingDir: PROJECT, entryPoints: [registry], bundle: true, write: false, metafile: true, format: 'esm', packages: 'external', jsx: 'automatic', logLevel: 'silent' })
+  const imports = metafile.inputs[registry]?.imports ?? []
+  t.ok(imports.some(({ kind }) => kind === 'dynamic-import'), 'the screens, each through import()')
+  t.same(imports.filter(({ kind }) => kind !== 'dynamic-import').map(({ path }) => path), ['src/ui/define-screen.ts'], 'and statically only the kit')
+  t.same(metafile.inputs['src/ui/define-screen.ts']?.imports.filter(({ external }) => !external), [], 'which imports nothing of ours')
 })

@@ -1,77 +1,87 @@
-import t from 'tap'
-import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
-import { isBuiltin } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { buildServer } from '../../build.mjs'
+import t, { type Test } from 'tap'
+import type * as esbuild from 'esbuild'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { isBuiltin, SourceMap, type SourceMapPayload } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildServer } from '../../build/server.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { TEST_SECRETS } from '../helpers/app.js'
-import { freePort, startListening } from '../helpers/process.js'
+import { freePort, startListening, startServer } from '../helpers/process.js'
 
-const PROBE = fileURLToPath(new URL('../helpers/async-local-storage-probe.mjs', import.meta.url))
+/**
+ * The built server: our code and the packages it runs in ES modules under
+ * dist/server, started by `node dist/server/main.js` everywhere (npm start,
+ * the image, these tests). Left in node_modules: pino (its transports run
+ * from files of their own) and what is loaded only on demand.
+ */
 
-const OPENTELEMETRY_SDK = ['@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources']
+const BUILT = join(DIST_DIR, 'server')
+const OPENTELEMETRY_SDK = ['@fastify/otel', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources']
 
-/** Each mode's launcher (main.js); its bundle is server.js beside it. */
-const bundles = {
-  production: join(DIST_DIR, 'server', 'main.js'),
-  // Two levels under the project, like dist/server, so it finds the same client build and packages.
-  development: join(DIST_DIR, 'server-development', 'main.js')
+/** A server build of `mode` in a folder of the test's own; in `outdir` to run it (two levels under the project, to find dist/ as dist/server does). */
+async function built (t: Test, mode: 'production' | 'development', outdir?: string) {
+  outdir ??= await mkdtemp(join(tmpdir(), `server-${mode}-`))
+  t.teardown(() => rm(outdir, { recursive: true, force: true }))
+  const { metafile } = await buildServer({ mode, outdir })
+  return { outdir, metafile: metafile as esbuild.Metafile }
 }
-const bundleOf = (launcher: string) => join(dirname(launcher), 'server.js')
 
-t.test('the server bundle holds React\'s streaming and string renderers in the mode it was built for, and no other', async (t) => {
-  await buildServer({ mode: 'development', outdir: dirname(bundles.development) })
-  for (const [mode, launcher] of Object.entries(bundles)) {
-    const code = await readFile(bundleOf(launcher), 'utf8')
+/** Every JavaScript file of a build, as one text. */
+async function codeOf (dir: string): Promise<string> {
+  const files = (await readdir(dir)).filter((file) => file.endsWith('.js'))
+  return (await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8')))).join('\n')
+}
+
+t.test('the server holds React\'s streaming and string renderers in the mode it was built for, and no other', async (t) => {
+  for (const mode of ['production', 'development'] as const) {
+    const code = await codeOf((await built(t, mode)).outdir)
     const other = mode === 'production' ? 'development' : 'production'
     for (const renderer of ['react-dom-server', 'react-dom-server-legacy']) {
       t.ok(code.includes(`${renderer}.node.${mode}.js`), `${mode}: ${renderer} in its ${mode} build`)
       t.notOk(code.includes(`${renderer}.node.${other}.js`), `${mode}: not the ${other} one`)
     }
-    t.notOk(/react-dom-server(-legacy)?\.(browser|edge|bun)\./.test(code), `${mode}: nor a renderer for another runtime`)
   }
 })
 
-// Resolving and compiling hundreds of package files was half the time to readiness.
-/** What the bundle requires: `onDemand`, inside an import() that the build turned into a require() when called; `always`, the rest. */
-async function requiresOf (launcher: string) {
-  const code = await readFile(bundleOf(launcher), 'utf8')
-  const onDemandPattern = /Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("([^"]+)"\)/g
-  const specifiers = (text: string, pattern: RegExp) => [...new Set([...text.matchAll(pattern)].map((match) => match[1] ?? ''))]
-  const onDemand = specifiers(code, onDemandPattern)
-  // Not the requires that Ajv writes into the code it generates, which sit in strings.
-  const always = specifiers(code.replace(onDemandPattern, ''), /(?<![`'"])\brequire\("([^"]+)"\)/g)
-  return { onDemand, always }
+t.test('from node_modules the server loads pino at start-up, and OpenTelemetry\'s SDK only when tracing is configured', async (t) => {
+  const { metafile } = await built(t, 'production')
+  const imports = Object.values(metafile.outputs).flatMap((output) => output.imports).filter((imported) => imported.external && !isBuiltin(imported.path))
+  const names = (kind: string) => [...new Set(imports.filter((imported) => imported.kind === kind).map((imported) => imported.path))].sort()
+  t.same(names('import-statement').concat(names('require-call')), ['pino'], 'pino alone, whose transports run from files beside its own')
+  t.same(names('dynamic-import'), OPENTELEMETRY_SDK.sort(), 'tracing\'s packages, on demand')
+  t.notOk(imports.some((imported) => imported.path === '@opentelemetry/api'), '@opentelemetry/api, which prom-client requires at start-up, is bundled')
+})
+
+/** Where the source map of a built file says the first occurrence of `text` in it came from. */
+async function originOf (file: string, text: string): Promise<string | undefined> {
+  const code = await readFile(file, 'utf8')
+  const before = code.slice(0, code.indexOf(text)).split('\n')
+  const payload = JSON.parse(await readFile(`${file}.map`, 'utf8')) as SourceMapPayload
+  return (new SourceMap(payload).findEntry(before.length - 1, (before.at(-1) ?? '').length) as { originalSource?: string }).originalSource
 }
 
-t.test('the production bundle holds every package it runs: at start-up it loads nothing but Node\'s own modules', async (t) => {
-  const { onDemand, always } = await requiresOf(bundles.production)
-  t.ok(always.length > 10, `its requires were found (${always.length})`)
-  t.same(always.filter((specifier) => !isBuiltin(specifier)), [], 'no package is loaded at start-up')
-  t.same(onDemand.filter((specifier) => !isBuiltin(specifier)).sort(), ['@fastify/otel', ...OPENTELEMETRY_SDK, 'pino-pretty'].sort(), 'only the developer\'s log formatter (LOG_PRETTY) and tracing\'s packages (OTEL_EXPORTER_OTLP_ENDPOINT), on demand')
+t.test('stack traces of the built server lead to src/: the maps say where, and main.js turns them on before loading the rest', async (t) => {
+  const serve = (await readdir(BUILT)).find((file) => /^serve-.*\.js$/.test(file)) ?? 'no serve chunk'
+  t.match(await originOf(join(BUILT, serve), "'could not start listening'"), /src\/server\/serve\.ts$/)
+
+  // Reports, as the process ends, whether Node was mapping stack traces.
+  const dir = await mkdtemp(join(tmpdir(), 'source-maps-probe-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const probe = join(dir, 'probe.mjs')
+  await writeFile(probe, "process.on('exit', () => process.stderr.write(`source maps: ${process.sourceMapsEnabled}\\n`))\n")
+  const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: 'production', NODE_OPTIONS: `--import=${probe}` })
+  server.child.kill('SIGTERM')
+  await server.exited
+  t.equal(server.stderr(), 'source maps: true\n')
 })
 
-t.test('OpenTelemetry\'s SDK is never loaded unless tracing is configured', async (t) => {
-  const { onDemand, always } = await requiresOf(bundles.production)
-  // prom-client requires the API (a no-op facade until an SDK registers) at start-up, so it is bundled.
-  t.notOk([...onDemand, ...always].includes('@opentelemetry/api'), '@opentelemetry/api: bundled, not loaded from node_modules')
-  for (const name of ['@fastify/otel', ...OPENTELEMETRY_SDK]) {
-    t.ok(onDemand.includes(name), `${name}: loaded on demand`)
-    t.notOk(always.includes(name), `${name}: never at start-up`)
-  }
-})
-
-// React's Node renderer would enter an AsyncLocalStorage for each render; on
-// Node 20 that taxes every later request (src/server/render-request-storage.ts).
 for (const mode of ['production', 'development'] as const) {
-  t.test(`the built server renders pages without entering an AsyncLocalStorage (React's ${mode} build)`, async (t) => {
-    if (!existsSync(bundles[mode])) await buildServer({ mode, outdir: dirname(bundles[mode]) })
-    // With metrics on: counting must not turn async hooks on either.
+  t.test(`the built server (React's ${mode} build) renders pages, switches the theme and counts documents`, async (t) => {
+    const { outdir } = mode === 'production' ? { outdir: BUILT } : await built(t, mode, join(DIST_DIR, 'server-development-test'))
     const metricsPort = await freePort()
-    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: mode, NODE_OPTIONS: `--import=${PROBE}`, METRICS_PORT: String(metricsPort) }, bundles[mode])
+    const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: mode, METRICS_PORT: String(metricsPort) }, join(outdir, 'main.js'))
     for (const theme of ['light', 'dark']) {
       const page = await fetch(`${server.url}/`, { headers: { cookie: `${THEME_COOKIE_NAME}=${theme}` } })
       t.equal(page.status, 200)
@@ -88,7 +98,21 @@ for (const mode of ['production', 'development'] as const) {
     })
     t.equal(switched.status, 303)
     t.match(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), /^documents_rendered_total\{page="home",cache="miss"\} 2$/m, 'and metrics were counted')
-
-    t.equal(server.stderr(), 'probe loaded\n', 'the probe ran, and nothing entered an AsyncLocalStorage')
   })
 }
+
+t.test('the server says which Node runs it once ready: Node 24, the engine package.json asks for', async (t) => {
+  const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: 'production' })
+  const ready = await server.waitForLog((line) => line.msg === 'ready')
+  t.match(ready.node, /^24\.\d+\.\d+$/)
+})
+
+t.test('a pino transport runs in the built server: LOG_PRETTY=true formats the log with pino-pretty in pino\'s worker thread', async (t) => {
+  const port = await freePort()
+  const server = startServer(t, { ...TEST_SECRETS, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_PRETTY: 'true' })
+  await server.waitForLog((line) => /^\[\d\d:\d\d:\d\d\] INFO: Server listening at http:\/\/127\.0\.0\.1:\d+$/.test(String(line.msg)))
+  t.notOk(server.logs().some((line) => 'level' in line), 'no line of JSON: every one went through the transport')
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null }, 'and it still exits cleanly, its worker with it')
+  t.equal(server.stderr(), '')
+})

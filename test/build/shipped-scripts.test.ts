@@ -5,10 +5,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { SourceMap, type SourceMapPayload } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { buildBrowserFiles, clientOptions, initialOutputs } from '../../build.mjs'
+import { buildBrowserFiles, clientOptions } from '../../build/client.mjs'
+import { initialOutputs } from '../../build/manifest.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
-// What `node build.mjs` wrote (npm test builds first): the browser's scripts
+// What `npm run build` wrote (npm test builds first): the browser's scripts
 // after esbuild, the shell's fold into one file and terser.
 const PROJECT = join(DIST_DIR, '..')
 const ASSETS = join(DIST_DIR, 'client', 'assets')
@@ -46,8 +47,8 @@ function origin (file: string, text: string): [string, string] {
 t.test('their source maps still lead to the line of the source', async (t) => {
   const cases: Array<[string, string, string]> = [
     [script('entry'), 'useTheme must be used inside <ThemeProvider>', 'src/ui/theme.tsx'],
-    [script('entry'), 'react.transitional.element', 'node_modules/react/cjs/react-jsx-runtime.production.js'],
-    [script('home'), 'The shell every screen of Agent Stack is rendered in.', 'src/ui/pages/home.tsx'],
+    [script('entry'), 'react.transitional.element', 'node_modules/react/cjs/react.production.js'],
+    [script('home'), 'The shell every screen of Agent Stack is rendered in.', 'src/screens/home.tsx'],
     [script('theme-sync'), 'agent-stack:theme', 'src/ui/theme-sync.ts']
   ]
   for (const [file, text, source] of cases) {

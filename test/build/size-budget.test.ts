@@ -1,7 +1,8 @@
 import t from 'tap'
 import { statSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { initialOutputs, pageOutputs } from '../../build.mjs'
+import { initialOutputs, screenOutputs } from '../../build/manifest.mjs'
+import { screenModules } from '../../build/screens.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
 // Sizes are deterministic for a given build, so the budget is checked here
@@ -19,8 +20,8 @@ t.test(`the JavaScript that first paint and hydration wait for is at most ${conf
   const shellBytes = gzipBytes(shell)
   // React 19's hydrateRoot alone is about 67 KiB gzip: far less means the wrong files were measured.
   t.ok(shellBytes > 60 * 1024, 'the measurement covers React itself')
-  const pages = Object.entries(pageOutputs(metafile))
-  t.ok(pages.some(([id]) => id === 'home'), 'each page has chunks of its own, the home page too')
+  const pages = Object.entries(screenOutputs(metafile, await screenModules()))
+  t.ok(pages.some(([id]) => id === 'home'), 'each screen has chunks of its own, the home page too')
   for (const [id, files] of pages) {
     const bytes = shellBytes + gzipBytes(files)
     t.comment(`${id}: ${kib(bytes)} KiB gzip (shell ${kib(shellBytes)} in ${shell.length} files, page ${kib(bytes - shellBytes)} in ${files.length})`)

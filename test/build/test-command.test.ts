@@ -20,7 +20,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
  */
 const copy = await realpath(await mkdtemp(join(tmpdir(), 'test-command-')))
 t.teardown(() => rm(copy, { recursive: true, force: true }))
-for (const entry of ['src', 'static', 'test', 'build.mjs', 'package.json', 'tsconfig.json', 'dist']) await cp(join(ROOT, entry), join(copy, entry), { recursive: true })
+for (const entry of ['src', 'static', 'test', 'build', 'package.json', 'tsconfig.json', 'dist']) await cp(join(ROOT, entry), join(copy, entry), { recursive: true })
 await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
 
 /**

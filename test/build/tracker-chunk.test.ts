@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DIST_DIR } from '../../src/server/app.js'
 
-// Reads what `node build.mjs` wrote (npm test builds first): the asset
+// Reads what `npm run build` wrote (npm test builds first): the asset
 // manifest and esbuild's metafile of the browser bundle.
 interface Metafile {
   outputs: Record<string, { entryPoint?: string, inputs: Record<string, unknown>, imports: Array<{ path: string, kind: string }> }>

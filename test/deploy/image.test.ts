@@ -49,16 +49,18 @@ function buildContext (): string[] {
 
 const run = (stage: Stage) => stage.instructions.filter((instruction) => instruction.getKeyword() === 'RUN').map((instruction) => partsOf(instruction).words.join(' '))
 
-t.test('the Dockerfile: two stages on Node 20, production settings, a non-root user, exec-form CMD and HEALTHCHECK', async (t) => {
+t.test('the Dockerfile: two stages on Node 24, production settings, a non-root user, exec-form CMD and HEALTHCHECK', async (t) => {
   t.ok(image.stages.length >= 2, 'multi-stage')
   const build = image.stages.find((stage) => stage.name === 'build')
   t.ok(build, 'a stage named build')
   t.same(build && run(build).map((command) => command.split(' ').slice(0, 2).join(' ')), ['npm ci', 'npm run'], 'the build stage installs every dependency, then builds')
-  t.match(image.runtime.image, /^(node:20[.\w-]*-slim|gcr\.io\/distroless\/nodejs20[\w-]*)(@sha256:[0-9a-f]+)?$/, 'the runtime is Debian slim or distroless Node 20')
-  t.same(run(image.runtime), ['npm ci --omit=dev --no-audit --no-fund'], 'the runtime stage installs production dependencies only')
+  for (const stage of image.stages) t.match(stage.image, /^node:24[.\w-]*-slim(@sha256:[0-9a-f]+)?$/, `${stage.name ?? 'a stage'}: Debian slim with Node 24, as package.json's engines asks`)
+  t.same(run(image.runtime), ['npm ci --omit=dev --omit=optional --no-audit --no-fund'], 'the runtime stage installs production dependencies only, without the Node that npm scripts run elsewhere')
   t.match(image.env, { NODE_ENV: 'production', HOST: '0.0.0.0' })
   t.match(image.user, /^[1-9]\d*(:\d+)?$/, 'a numeric non-root user, which Kubernetes\' runAsNonRoot can verify')
   t.equal(image.cmd?.[0], 'node', 'CMD runs node itself in exec form, so signals reach it (never npm start)')
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  t.ok(scripts.start?.endsWith(`&& ${image.cmd?.join(' ')}`), 'and starts the server as npm start does, once built')
   t.notOk(image.runtime.instructions.some((instruction) => instruction.getKeyword() === 'ENTRYPOINT'), 'with no entrypoint in front')
   t.equal(image.healthcheck?.[0], 'node', 'HEALTHCHECK in exec form, with node')
   const instructions = image.stages.flatMap((stage) => stage.instructions.map((instruction) => instruction.getArgumentsContent() ?? ''))
@@ -67,7 +69,7 @@ t.test('the Dockerfile: two stages on Node 20, production settings, a non-root u
 
 t.test('.dockerignore keeps secrets, history and the host\'s builds out of the build context', async (t) => {
   const context = buildContext()
-  for (const needed of ['package.json', 'package-lock.json', '.npmrc', 'build.mjs', 'tsconfig.json', 'src/server/main.ts', 'static/site.webmanifest']) {
+  for (const needed of ['package.json', 'package-lock.json', '.npmrc', 'build/cli.mjs', 'tsconfig.json', 'src/server/main.ts', 'static/site.webmanifest']) {
     t.ok(context.includes(needed), `sends ${needed}`)
   }
   for (const prefix of ['.git/', 'node_modules/', 'dist/', 'test/', 'coverage/', '.tap/', '.env']) {
@@ -141,6 +143,7 @@ t.test('the runtime stage, played without Docker: serves, passes its HEALTHCHECK
   for (const development of ['tap', 'typescript', 'esbuild', 'playwright-core']) {
     t.notOk(existsSync(join(app, 'node_modules', development)), `${development} (a dev dependency) is not`)
   }
+  t.notOk(existsSync(join(app, 'node_modules', '.bin', 'node')), 'nor a Node of npm\'s: the image runs its base\'s')
   t.same(readdirSync(app).sort(), ['.npmrc', 'dist', 'node_modules', 'package-lock.json', 'package.json'], 'nothing else is in the app directory: no sources, tests or .env')
 
   const [uid, gid = uid] = (image.user ?? '').split(':')

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { Test } from 'tap'
-import { sonnerWithoutStyleInjection } from '../../build.mjs'
+import { sonnerWithoutStyleInjection } from '../../build/client.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
 /**

@@ -1,10 +1,10 @@
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import type { Test } from 'tap'
-import type { HoneypotOptions } from '../../src/server/honeypot.js'
+import type { HoneypotOptions } from '../../src/server/security/honeypot.js'
 import { THEME_COOKIE_NAME, type Theme } from '../../src/shared/theme.js'
-import { PAGES } from '../../src/ui/page-table.js'
-import { CONTACT_PAGE, CONTACT_PATH } from '../fixtures/contact-form/page.js'
-import { contactForm, contactLoader, WRONG_MESSAGES, type Contact } from '../fixtures/contact-form/route.js'
+import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
+import { WRONG_MESSAGES, type Contact } from '../fixtures/contact-form/contact.server.js'
+import { contactScreens } from '../fixtures/contact-form/screens.js'
 import { openPage, visit, type WatchedPage } from './browser.js'
 import { listen } from './server.js'
 import { buildTestClient } from './test-client.js'
@@ -31,7 +31,7 @@ declare global {
 export async function listenContact (t: Test, honeypots: Array<Omit<HoneypotOptions, 'secret'>>) {
   const distDir = await buildTestClient(t, ENTRY)
   const received: Contact[] = []
-  const app = { distDir, pages: [...PAGES, CONTACT_PAGE], loaders: new Map([contactLoader]), forms: [contactForm(received)] }
+  const app = { distDir, screens: contactScreens({ received }) }
   const urls: string[] = []
   for (const honeypot of honeypots) urls.push((await listen(t, { ...app, honeypot })).url)
   return { urls, received }

@@ -1,37 +1,51 @@
-import { readFile } from 'node:fs/promises'
-import { dirname, join, posix } from 'node:path'
-import type { Test } from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 
-const ROOT = join(dirname(new URL(import.meta.url).pathname), '..', '..')
-
-const withoutExtension = (path: string) => path.replace(/\.(js|ts|tsx)$/, '')
-
-/** The code with its first line (which names the file) dropped and each relative import, static or dynamic, replaced by the module it names. */
-function normalized (code: string, path: string, modules: (resolved: string) => string): string {
-  const resolve = (specifier: string) => `<${modules(withoutExtension(posix.join(posix.dirname(path), specifier)))}>`
-  return code.split('\n').slice(1).join('\n').trim()
-    .replace(/from '(\.[^']*)'/g, (_, specifier: string) => `from ${resolve(specifier)}`)
-    .replace(/import\('(\.[^']*)'\)/g, (_, specifier: string) => `import(${resolve(specifier)})`)
+/** One fenced code block of a Markdown file. */
+export interface CodeBlock {
+  /** The Markdown file, relative to the project. */
+  doc: string
+  /** The line of its opening fence, 1-based. */
+  line: number
+  lang: string
+  code: string
+  /** The file a TypeScript block is, named by its first line (`// src/screens/notes.tsx`). */
+  path: string | undefined
 }
 
-/**
- * A document's code blocks are files at the paths a product would give them (their first line names the path); each
- * runs as a fixture at a test path. Asserts that the document shows each file and that each block and its fixture
- * are the same code, each import naming the same module once resolved from where its file lives.
- */
-export async function assertBlocksAreFixtures (t: Test, document: string, fixtures: Record<string, string>): Promise<void> {
-  const text = await readFile(join(ROOT, document), 'utf8')
-  const blocks = new Map([...text.matchAll(/```tsx?\n(\/\/ (\S+)\n[\s\S]*?)```/g)].map(([, code, path]) => [path!, code!]))
-  t.same([...blocks.keys()].filter((path) => path in fixtures).sort(), Object.keys(fixtures).sort(), `${document} shows each file`)
-  // A shown path resolves to its fixture's; a fixture's path is already where the code lives.
-  const fixtureOf = Object.fromEntries(Object.entries(fixtures).map(([shown, fixture]) => [withoutExtension(shown), withoutExtension(fixture)]))
-  for (const [shown, fixture] of Object.entries(fixtures)) {
-    const code = blocks.get(shown) ?? ''
-    const ran = await readFile(join(ROOT, fixture), 'utf8')
-    t.equal(
-      normalized(code, shown, (resolved) => fixtureOf[resolved] ?? resolved),
-      normalized(ran, fixture, (resolved) => resolved),
-      `${shown} is ${fixture}`
-    )
+const FENCE = /^```(\S*)\n([\s\S]*?)^```$/gm
+const PATH_LINE = /^\/\/ ((?:src|test)\/\S+\.tsx?)\n/
+
+export function codeBlocks (doc: string, markdown: string): CodeBlock[] {
+  return [...markdown.matchAll(FENCE)].map((match) => {
+    const [, lang = '', code = ''] = match
+    return {
+      doc,
+      line: markdown.slice(0, match.index).split('\n').length,
+      lang,
+      code,
+      path: /^tsx?$/.test(lang) ? PATH_LINE.exec(code)?.[1] : undefined
+    }
+  })
+}
+
+/** README.md and every Markdown file under docs/. */
+export function documentation (root: string): string[] {
+  const docs: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.md')) docs.push(relative(root, path))
+    }
   }
+  walk(join(root, 'docs'))
+  return ['README.md', ...docs.sort()]
 }
+
+export function allCodeBlocks (root: string): CodeBlock[] {
+  return documentation(root).flatMap((doc) => codeBlocks(doc, readFileSync(join(root, doc), 'utf8')))
+}
+
+/** Where a reader finds a block: `docs/streaming.md:12`. */
+export const where = (block: CodeBlock) => `${block.doc}:${block.line}`

@@ -27,10 +27,9 @@ export interface ServerProcess {
  * from the test's own environment. The process is killed at teardown if it
  * is still running.
  */
-export function startServer (t: Test, env: Record<string, string>, entry = SERVER_ENTRY, { asDeployed = false } = {}): ServerProcess {
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "node build.mjs" (npm test does) first`)
-  // tap hooks every process a test starts (NODE_OPTIONS) and turns source maps on, which changes how main.js loads the bundle.
-  return startProcess(t, [...(asDeployed ? ['env', '-u', 'NODE_OPTIONS'] : []), process.execPath, entry], env)
+export function startServer (t: Test, env: Record<string, string>, entry = SERVER_ENTRY): ServerProcess {
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does) first`)
+  return startProcess(t, [process.execPath, entry], env)
 }
 
 /** Runs `argv` with exactly `env` (plus PATH), reading its log lines; killed at teardown if still running. */
@@ -109,9 +108,9 @@ export async function freePort (): Promise<number> {
 }
 
 /** Starts the built server on a free port and resolves once it is listening. */
-export async function startListening (t: Test, env: Record<string, string> = {}, entry?: string, options?: { asDeployed?: boolean }): Promise<ServerProcess & { url: string, port: number }> {
+export async function startListening (t: Test, env: Record<string, string> = {}, entry?: string): Promise<ServerProcess & { url: string, port: number }> {
   const port = await freePort()
-  const server = startServer(t, { NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env }, entry, options)
+  const server = startServer(t, { NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env }, entry)
   await server.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'))
   return { ...server, port, url: `http://127.0.0.1:${port}` }
 }

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from './dockerfile.js'
 
-/** The nginx configuration the README gives operators ("Behind a proxy"), as written there. */
+/** The nginx configuration docs/deploying.md gives operators ("Behind a proxy"), as written there. */
 export function readmeNginx (): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const readme = readFileSync(join(ROOT, 'docs', 'deploying.md'), 'utf8')
   const block = /```nginx\n([\s\S]*?)```/.exec(readme)?.[1]
-  if (!block) throw new Error('the README has no nginx block')
+  if (!block) throw new Error('docs/deploying.md has no nginx block')
   return block
 }
 

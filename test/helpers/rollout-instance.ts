@@ -1,7 +1,7 @@
 // One instance for test/deploy/rolling-restart.test.ts: the shell as it is
 // deployed (serve(), as main.ts runs it), plus a form of the kind the README
 // teaches, whose honeypot and flash toast depend on the rotated secrets.
-import { assertHuman } from '../../src/server/honeypot.js'
+import { assertHuman } from '../../src/server/security/honeypot.js'
 import { serve } from '../../src/server/serve.js'
 
 await serve({

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { Test } from 'tap'
-import { clientOptions } from '../../build.mjs'
+import { clientOptions } from '../../build/client.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
 /**

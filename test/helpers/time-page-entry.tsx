@@ -1,5 +1,6 @@
 import { hydrateDocument } from '../../src/client/hydrate.js'
-import { PAGES_WITH_MEETING } from './time-page.js'
+import { SCREENS } from '../../src/screens/index.js'
+import { MEETING_SCREENS } from './time-page.js'
 
-// The client entry of a build that knows the meeting page too (see buildTestClient).
-await hydrateDocument(PAGES_WITH_MEETING)
+// The client entry of a build that knows the meeting screen too (see buildTestClient).
+await hydrateDocument({ ...SCREENS, ...MEETING_SCREENS })

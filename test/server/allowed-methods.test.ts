@@ -1,6 +1,6 @@
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
-import { allowedMethods } from '../../src/server/plugins/allowed-methods.js'
+import { allowedMethods } from '../../src/server/plugins/app/allowed-methods.js'
 
 /** A Fastify app with routes of every kind, closed when the test ends. */
 async function appWith (t: Test, routerOptions = {}) {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/plain-http-warning.js'
+import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/app/plain-http-warning.js'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { build, setCookie } from '../helpers/app.js'
 

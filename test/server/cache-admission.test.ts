@@ -1,6 +1,6 @@
 import t from 'tap'
-import { hashKey, SecondSighting } from '../../src/server/cache-admission.js'
-import { RenderCache, toTemplate } from '../../src/server/render-cache.js'
+import { hashKey, SecondSighting } from '../../src/server/rendering/cache-admission.js'
+import { RenderCache, toTemplate } from '../../src/server/rendering/render-cache.js'
 
 const FILLINGS = { nonce: 'NONCE-0123456789abcdef', honeypotToken: 'TOKEN-0123456789abcdefghijklmnop' }
 

@@ -1,10 +1,9 @@
 import { createElement, Suspense, use } from 'react'
 import t from 'tap'
-import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
-import { assertHuman } from '../../src/server/honeypot.js'
-import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/plain-http-warning.js'
-import { defineLoader } from '../../src/server/pages/index.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
+import { assertHuman } from '../../src/server/security/honeypot.js'
+import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/app/plain-http-warning.js'
+import { screen } from '../helpers/screens.js'
 import { build, cacheOutcome, pageData, postForm, setCookie } from '../helpers/app.js'
 
 const VISITOR = { accept: 'text/html', cookie: 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis' }
@@ -47,16 +46,16 @@ t.test('the same page data, asked for again, is kept and then served with its ow
 
 t.test('a page whose loader waits is kept too, and its loader still runs on every visit', async (t) => {
   let visits = 0
-  const report = definePage<{ visits: number }>({
-    id: 'report',
+  const report = screen<{ visits: number }>({
     path: '/report',
-    load: async () => ({ data }) => createElement('p', { id: 'visits' }, `Visits mod 2: ${data.visits}`)
+    component: ({ data }) => createElement('p', { id: 'visits' }, `Visits mod 2: ${data.visits}`)
+  }, {
+    async loader () {
+      await new Promise((resolve) => setImmediate(resolve))
+      return { visits: ++visits % 2 }
+    }
   })
-  const loader = defineLoader(report, async () => {
-    await new Promise((resolve) => setImmediate(resolve))
-    return { visits: ++visits % 2 }
-  })
-  const { app } = await build(t, { pages: [...PAGES, report], loaders: new Map([loader]) })
+  const { app } = await build(t, { screens: { report } })
   const bodies: string[] = []
   for (let visit = 0; visit < 6; visit++) {
     const response = await app.inject({ url: '/report', headers: VISITOR })
@@ -147,16 +146,14 @@ t.test('a document that failed to render is never kept', async (t) => {
   function Thrower (): never {
     throw new Error('boundary failed')
   }
-  const pages = [
-    ...PAGES,
-    definePage({ id: 'shell-fails', path: '/shell-fails', load: async () => Thrower }),
-    definePage({
-      id: 'boundary-fails',
+  const screens = {
+    'shell-fails': screen({ path: '/shell-fails', component: Thrower }),
+    'boundary-fails': screen({
       path: '/boundary-fails',
-      load: async () => () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
+      component: () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
     })
-  ]
-  const { app } = await build(t, { pages, allowErrorLogs: true })
+  }
+  const { app } = await build(t, { screens, allowErrorLogs: true })
   for (const url of ['/shell-fails', '/boundary-fails', '/shell-fails', '/boundary-fails']) {
     await app.inject({ url, headers: VISITOR })
   }
@@ -170,15 +167,11 @@ t.test('a streamed page with a suspended part is kept whole, and served whole', 
   function Later () {
     return createElement('p', null, use(slow))
   }
-  const pages = [
-    ...PAGES,
-    definePage({
-      id: 'streams',
-      path: '/streams',
-      load: async () => () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Later)))
-    })
-  ]
-  const { app } = await build(t, { pages })
+  const streams = screen({
+    path: '/streams',
+    component: () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Later)))
+  })
+  const { app } = await build(t, { screens: { streams } })
   await app.inject({ url: '/streams', headers: PERSON })
   slow = later()
   const streamed = await app.inject({ url: '/streams', headers: PERSON })
@@ -192,17 +185,17 @@ t.test('a streamed page with a suspended part is kept whole, and served whole', 
 
 /** A component that breaks the purity rule: it shows a number that changes on every render. */
 let renders = 0
-const counter = { id: 'counter', path: '/counter', load: async () => () => createElement('p', { id: 'renders' }, `Render ${++renders}`) }
+const counter = { path: '/counter', component: () => createElement('p', { id: 'renders' }, `Render ${++renders}`) }
 
 t.test('a page marked cache: false is rendered on every request and never kept', async (t) => {
-  const { app } = await build(t, { pages: [...PAGES, definePage({ ...counter, cache: false })] })
+  const { app } = await build(t, { screens: { counter: screen({ ...counter, cache: false }) } })
   const [first, second] = [await app.inject({ url: '/counter', headers: VISITOR }), await app.inject({ url: '/counter', headers: VISITOR })]
   t.not(/Render \d+/.exec(first.body)?.[0], /Render \d+/.exec(second.body)?.[0], 'each visit renders afresh')
   t.equal(app.renderCache.size, 0)
 })
 
 t.test('outside production, a cached page that renders differently is reported by name', async (t) => {
-  const { app, logs } = await build(t, { pages: [...PAGES, definePage(counter)] })
+  const { app, logs } = await build(t, { screens: { counter: screen(counter) } })
   await app.inject({ url: '/counter', headers: VISITOR })
   await app.inject({ url: '/counter', headers: VISITOR })
   t.notOk(logs.some((entry) => entry.level === 40), 'a render has nothing to compare with')
@@ -218,7 +211,7 @@ t.test('outside production, a cached page that renders differently is reported b
 })
 
 t.test('in production a cache hit is not rendered again', async (t) => {
-  const { app, logs } = await build(t, { env: { NODE_ENV: 'production' }, pages: [...PAGES, definePage(counter)] })
+  const { app, logs } = await build(t, { env: { NODE_ENV: 'production' }, screens: { counter: screen(counter) } })
   const rendersBefore = renders
   await app.inject({ url: '/counter', headers: VISITOR })
   const first = await app.inject({ url: '/counter', headers: VISITOR })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { isCrossSiteRequest } from '../../src/server/cross-site.js'
+import { isCrossSiteRequest } from '../../src/server/http/cross-site.js'
 
 const HOST = 'agent-stack.example'
 const SITE = { protocol: 'https', host: HOST }

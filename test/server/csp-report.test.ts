@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CSP_REPORT_PATH, LineBudget, readLegacyReport, readReportBatch } from '../../src/server/csp-report.js'
+import { CSP_REPORT_PATH, LineBudget, readLegacyReport, readReportBatch } from '../../src/server/security/csp-report.js'
 import { build, type TestApp } from '../helpers/app.js'
 import { scrape, valueOf } from '../helpers/metrics.js'
 

@@ -2,8 +2,7 @@ import { EventEmitter } from 'node:events'
 import { createElement } from 'react'
 import t, { type Test } from 'tap'
 import { devTools, DEV_EVENTS_PATH, type Channel } from '../../src/server/dev/dev-tools.js'
-import { defineLoader } from '../../src/server/pages/index.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { screen } from '../helpers/screens.js'
 import { build, inlineScripts, type BuildOptions } from '../helpers/app.js'
 
 /**
@@ -15,7 +14,7 @@ import { build, inlineScripts, type BuildOptions } from '../helpers/app.js'
 
 const HTML = { accept: 'text/html' }
 
-/** The app with development tools, talking to a stand-in for dev-loop.mjs's IPC channel. */
+/** The app with development tools, talking to a stand-in for build/dev.mjs's IPC channel. */
 async function buildDev (t: Test, options: BuildOptions = {}) {
   const channel = Object.assign(new EventEmitter(), { off: EventEmitter.prototype.off }) as EventEmitter & Channel
   let watcherGone = 0
@@ -47,13 +46,13 @@ function events (body: string): Array<{ build: string, overlay: DevData['failure
   })
 }
 
-const throwingPage = definePage({
-  id: 'throwing',
-  path: '/throwing',
-  load: async () => function BrokenWidget () { throw new Error('the widget broke') }
-})
-const failingPage = definePage({ id: 'failing', path: '/failing', load: async () => () => createElement('h1', null, 'never') })
-const failing = { pages: [...PAGES, throwingPage, failingPage], loaders: new Map([defineLoader(failingPage, () => { throw new TypeError('the database is down') })]), allowErrorLogs: true }
+const failing = {
+  screens: {
+    throwing: screen({ path: '/throwing', component: function BrokenWidget () { throw new Error('the widget broke') } }),
+    failing: screen({ path: '/failing', component: () => createElement('h1', null, 'never') }, { loader: () => { throw new TypeError('the database is down') } })
+  },
+  allowErrorLogs: true
+}
 
 t.test('every document carries the development script, under the page’s CSP nonce', async (t) => {
   const { app } = await buildDev(t)
@@ -73,7 +72,7 @@ t.test('the event stream says which build is served, and the errors of a failed 
   const { build } = devData((await app.inject({ url: '/', headers: HTML })).body)
   const stream = app.inject({ url: DEV_EVENTS_PATH, headers: { accept: 'text/event-stream' } })
   await new Promise((resolve) => setTimeout(resolve, 50))
-  channel.emit('message', { type: 'build-status', errors: [{ file: 'src/ui/pages/home.tsx', line: 4, column: 12, lineText: '      <h1>Agent Stack</h2>', message: 'Unexpected closing "h2" tag does not match opening "h1" tag' }] })
+  channel.emit('message', { type: 'build-status', errors: [{ file: 'src/screens/home.tsx', line: 4, column: 12, lineText: '      <h1>Agent Stack</h2>', message: 'Unexpected closing "h2" tag does not match opening "h1" tag' }] })
   channel.emit('message', { type: 'something else' })
   channel.emit('message', { type: 'build-status', errors: 'not a list' })
   channel.emit('message', { type: 'build-status', errors: [] })
@@ -89,7 +88,7 @@ t.test('the event stream says which build is served, and the errors of a failed 
       build,
       overlay: {
         title: 'The build failed: the last good build is still served',
-        entries: [{ label: 'src/ui/pages/home.tsx:4:12', text: 'Unexpected closing "h2" tag does not match opening "h1" tag\n\n4 |       <h1>Agent Stack</h2>' }]
+        entries: [{ label: 'src/screens/home.tsx:4:12', text: 'Unexpected closing "h2" tag does not match opening "h1" tag\n\n4 |       <h1>Agent Stack</h2>' }]
       }
     },
     { build, overlay: null }
@@ -154,25 +153,7 @@ t.test('one log line per request, none for assets that were served', async (t) =
   t.notOk(logs.some((line) => line.msg === 'incoming request' || line.msg === 'request completed'), 'not Fastify’s two lines')
 })
 
-t.test('started by dev-loop.mjs, a server says it is ready and listens only when told the port is free', async (t) => {
-  const sent: unknown[] = []
-  const channel = Object.assign(new EventEmitter(), { send: (message: unknown) => { sent.push(message) } }) as EventEmitter & Channel
-  let listening = false
-  const waiting = devTools({ channel }).beforeListen().then(() => { listening = true })
-  await new Promise((resolve) => setImmediate(resolve))
-  t.same(sent, [{ type: 'ready' }])
-  channel.emit('message', { type: 'build-status', errors: [] })
-  await new Promise((resolve) => setImmediate(resolve))
-  t.equal(listening, false, 'still waiting')
-  channel.emit('message', { type: 'listen' })
-  await waiting
-  t.equal(listening, true)
-  t.equal(channel.listenerCount('message'), 0, 'and stops waiting for the word')
-  // Started any other way, it listens at once.
-  await devTools({ channel: null }).beforeListen()
-})
-
-t.test('when dev-loop.mjs goes away, the server is told to stop', async (t) => {
+t.test('when build/dev.mjs goes away, the server is told to stop', async (t) => {
   const { channel, watcherGone } = await buildDev(t)
   channel.emit('disconnect')
   t.equal(watcherGone(), 1)
@@ -184,7 +165,7 @@ t.test('closing the app ends open event streams at once', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 50))
   await app.close()
   t.same((await Promise.all(streams)).map((response) => response.statusCode), [200, 200])
-  t.equal(channel.listenerCount('message') + channel.listenerCount('disconnect'), 0, 'and stops listening to dev-loop.mjs')
+  t.equal(channel.listenerCount('message') + channel.listenerCount('disconnect'), 0, 'and stops listening to build/dev.mjs')
 })
 
 t.test('without development tools (any other build): no event stream, no script, no failure details', async (t) => {

@@ -7,8 +7,8 @@ import t from 'tap'
 import { DIST_DIR } from '../../src/server/app.js'
 import { publicEnv } from '../../src/server/env.js'
 import type { PageData, PublicEnv } from '../../src/shared/page-data.js'
-import { defineLoader } from '../../src/server/pages/index.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import type { LoaderContext } from '../../src/server/screens/index.js'
+import { screen } from '../helpers/screens.js'
 import { build, inlineScripts } from '../helpers/app.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
@@ -19,13 +19,13 @@ const HOSTILE = '</script><script>alert(1)</script><!-- \u2028 \u2029 -->'
 const INJECTED = '</script><script>alert(1)'
 
 /** A page whose loader hands hostile text to the page data, as a loader echoing user input would. */
-const echoPage = definePage<{ text: string }>({
-  id: 'echo',
-  path: '/echo',
-  load: async () => ({ data }) => createElement('p', { id: 'echo' }, data.text),
-  meta: { title: 'Echo' }
-})
-const echoLoaders = new Map([defineLoader(echoPage, () => ({ text: HOSTILE }))])
+const echoScreens = {
+  echo: screen<{ text: string }>({
+    path: '/echo',
+    component: ({ data }) => createElement('p', { id: 'echo' }, data.text),
+    meta: { title: 'Echo' }
+  }, { loader: () => ({ text: HOSTILE }) })
+}
 
 type Attributes = Record<string, string>
 
@@ -112,7 +112,7 @@ t.test('window.ENV is set by a nonced inline script before the client bundle, wi
 })
 
 t.test('no secret reaches the page, its headers or its cookies', async (t) => {
-  const { app, env } = await build(t, { pages: [...PAGES, echoPage], loaders: echoLoaders })
+  const { app, env } = await build(t, { screens: echoScreens })
   for (const url of ['/', '/echo', '/no-such-page']) {
     const response = await app.inject({ url, headers: HTML })
     const everything = `${JSON.stringify(response.headers)}\n${response.body}`
@@ -131,7 +131,7 @@ t.test('a hostile configuration value stays inert in window.ENV', async (t) => {
 })
 
 t.test('hostile page data (</script>, <!--, U+2028, U+2029) stays inert in the data script and the markup', async (t) => {
-  const { app } = await build(t, { pages: [...PAGES, echoPage], loaders: echoLoaders })
+  const { app } = await build(t, { screens: echoScreens })
   const response = await app.inject({ url: '/echo', headers: HTML })
   t.equal(response.statusCode, 200)
   t.match(response.body, /<title>Echo \| Agent Stack<\/title>/)
@@ -143,14 +143,12 @@ t.test('hostile page data (</script>, <!--, U+2028, U+2029) stays inert in the d
 })
 
 t.test('a page can take its title from its data, escaped like any text', async (t) => {
-  const recordPage = definePage<{ name: string }>({
-    id: 'record',
+  const record = screen<{ name: string }>({
     path: '/record',
-    load: async () => ({ data }) => createElement('h1', null, data.name),
+    component: ({ data }) => createElement('h1', null, data.name),
     meta: { title: ({ data }) => `Record ${data.name}` }
-  })
-  const loaders = new Map([defineLoader(recordPage, ({ url }) => ({ name: url.searchParams.get('name') ?? 'Unnamed' }))])
-  const { app } = await build(t, { pages: [...PAGES, recordPage], loaders })
+  }, { loader: ({ url }: LoaderContext) => ({ name: url.searchParams.get('name') ?? 'Unnamed' }) })
+  const { app } = await build(t, { screens: { record } })
   const named = await app.inject({ url: '/record?name=Ada', headers: HTML })
   t.match(named.body, '<title>Record Ada | Agent Stack</title>')
   const hostile = await app.inject({ url: `/record?name=${encodeURIComponent(INJECTED)}`, headers: HTML })

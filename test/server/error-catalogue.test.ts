@@ -1,10 +1,20 @@
 import t from 'tap'
-import { answerFor, ClientError, clientError, ERRORS, errorBody, STATUSES, statusWords } from '../../src/server/errors.js'
+import { answerFor, ClientError, clientError, ERRORS, errorBody, SEND_AGAIN, STATUSES, statusWords } from '../../src/server/errors.js'
+import { HONEYPOT_CODES } from '../../src/server/security/honeypot.js'
 
 t.test('every code in the catalogue has words for its status, for protocols and for people', async (t) => {
   for (const [code, { status, message }] of Object.entries(ERRORS)) {
     t.ok(status in STATUSES, `${code}: ${status} has a reason phrase and a title`)
     t.match(message, /^[A-Z].*\.$/, `${code}: the message is a sentence`)
+  }
+})
+
+t.test('a form refused by the honeypot and shown again asks to send it again, never to reload', async (t) => {
+  t.same(Object.keys(SEND_AGAIN).sort(), [...HONEYPOT_CODES].sort(), 'one message for each honeypot code')
+  for (const [code, message] of Object.entries(SEND_AGAIN)) {
+    t.equal(ERRORS[code as keyof typeof SEND_AGAIN].status, 400, `${code} is a code of the catalogue`)
+    t.match(message, /^[A-Z].*\.$/, `${code}: the message is a sentence`)
+    t.notMatch(message, /reload/i, `${code}: the form shown is a fresh one`)
   }
 })
 

@@ -1,8 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { createElement, Suspense } from 'react'
 import t, { type Test } from 'tap'
-import { defineLoader } from '../../src/server/pages/index.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { screen } from '../helpers/screens.js'
 import { build, inlineScripts, pageData, type TestApp } from '../helpers/app.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
@@ -16,24 +15,17 @@ function Thrower (): never {
   throw new Error(DETAIL)
 }
 
-const LOADER_FAILS = definePage({ id: 'loader-fails', path: '/loader-fails', load: async () => () => createElement('p', null, 'never shown') })
-const ASYNC_LOADER_FAILS = definePage({ id: 'async-loader-fails', path: '/async-loader-fails', load: async () => () => createElement('p', null, 'never shown') })
-const loaders = new Map([
-  defineLoader(LOADER_FAILS, () => { throw new Error(DETAIL) }),
-  defineLoader(ASYNC_LOADER_FAILS, async () => { throw new Error(DETAIL) })
-])
+const neverShown = () => createElement('p', null, 'never shown')
 
-const failingPages = [
-  ...PAGES,
-  LOADER_FAILS,
-  ASYNC_LOADER_FAILS,
-  definePage({ id: 'shell-fails', path: '/shell-fails', load: async () => Thrower }),
-  definePage({
-    id: 'boundary-fails',
+const failingScreens = {
+  'loader-fails': screen({ path: '/loader-fails', component: neverShown }, { loader: () => { throw new Error(DETAIL) } }),
+  'async-loader-fails': screen({ path: '/async-loader-fails', component: neverShown }, { loader: async () => { throw new Error(DETAIL) } }),
+  'shell-fails': screen({ path: '/shell-fails', component: Thrower }),
+  'boundary-fails': screen({
     path: '/boundary-fails',
-    load: async () => () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
+    component: () => createElement('main', null, createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Thrower)))
   })
-]
+}
 
 /** Asserts a response is the 500 error document, with no trace of the failure. */
 function assertErrorDocument (t: Test, response: LightMyRequestResponse) {
@@ -56,7 +48,7 @@ function errorLogs (logs: TestApp['logs'], requestId: string) {
 }
 
 t.test('a page whose loader throws gets the 500 error document; the error is logged with the request id', async (t) => {
-  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
+  const { app, logs } = await build(t, { screens: failingScreens, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   for (const path of ['/loader-fails', '/async-loader-fails']) {
     const requestId = `test${path.replace(/\//g, '-')}`
     const response = await app.inject({ url: path, headers: { ...HTML, 'x-request-id': requestId } })
@@ -70,7 +62,7 @@ t.test('a page whose loader throws gets the 500 error document; the error is log
 })
 
 t.test('a component that throws while rendering the shell gets the 500 error document', async (t) => {
-  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
+  const { app, logs } = await build(t, { screens: failingScreens, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   for (const headers of [HTML, BOT]) {
     const requestId = `shell-${headers === BOT ? 'bot' : 'browser'}`
     const response = await app.inject({ url: '/shell-fails', headers: { ...headers, 'x-request-id': requestId } })
@@ -82,7 +74,7 @@ t.test('a component that throws while rendering the shell gets the 500 error doc
 t.test('an error inside a Suspense boundary never leaves a bot with a 200', async (t) => {
   // Only statuses and logs here: React's development build (NODE_ENV is not "production" in tests)
   // writes a boundary's error message into the HTML for the developer; its production build does not.
-  const { app, logs } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
+  const { app, logs } = await build(t, { screens: failingScreens, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   const bot = await app.inject({ url: '/boundary-fails', headers: { ...BOT, 'x-request-id': 'boundary-bot' } })
   t.equal(bot.statusCode, 500, 'a bot waits for the whole page, so the error can still set the status')
   t.ok(errorLogs(logs, 'boundary-bot').length > 0, 'logged with the request id')
@@ -136,7 +128,7 @@ t.test("a client's malformed request to a POST route is a 4xx with a message it 
 
 t.test('the error document carries the address as asked, whatever characters it holds', async (t) => {
   // `$&` and `` $` `` are replacement patterns to String.prototype.replace: request text must never be one.
-  const { app } = await build(t, { pages: failingPages, loaders, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
+  const { app } = await build(t, { screens: failingScreens, allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   const url = '/shell-fails?q=$&$`'
   const response = await app.inject({ url, headers: HTML })
   assertErrorDocument(t, response)

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto'
 import t from 'tap'
 import fastify, { type LightMyRequestResponse } from 'fastify'
-import fastifyCookie from '@fastify/cookie'
-import { FLASH_TOAST_COOKIE, flashToasts, type FlashToastInput } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE, type FlashToastInput } from '../../src/server/cookies/flash-toast.js'
+import { flashToasts } from '../../src/server/plugins/app/flash-toasts.js'
+import { cookies } from '../../src/server/plugins/external/cookies.js'
 
 /** The assertions the helpers use, from the top-level test or a subtest. */
 type Asserts = Pick<typeof t, 'equal' | 'ok' | 'fail' | 'teardown'>
@@ -14,8 +15,8 @@ const T0 = 1_750_000_000_000
 /** A tiny app: POST /act sets a toast and redirects, GET /page takes it and answers it as JSON. */
 async function build (test: Asserts, { secure = false, clock = { now: T0 } } = {}) {
   const app = fastify()
-  await app.register(fastifyCookie, { secret: SECRET })
-  await app.register(flashToasts, { secure, now: () => clock.now })
+  await app.register(cookies, { secret: [SECRET], secure })
+  await app.register(flashToasts, { now: () => clock.now })
   app.post<{ Body: FlashToastInput }>('/act', async (request, reply) => {
     app.flashToasts.set(reply, request.body)
     return reply.redirect('/page', 303)
@@ -194,8 +195,8 @@ t.test('tampered, unsigned, garbage or wrong-shape cookies read as null and are 
 
 t.test('flashToasts.set refuses toasts that would not survive the trip', async t => {
   const app = fastify()
-  await app.register(fastifyCookie, { secret: SECRET })
-  await app.register(flashToasts, { secure: false })
+  await app.register(cookies, { secret: [SECRET], secure: false })
+  await app.register(flashToasts)
   t.teardown(() => app.close())
   const errors: string[] = []
   app.post<{ Body: FlashToastInput }>('/act', async (request, reply) => {

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { ERRORS } from '../../src/server/errors.js'
 import type { LightMyRequestResponse } from 'fastify'
-import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
-import { assertHuman, HONEYPOT_CODES, type HoneypotErrorCode, type HoneypotOptions } from '../../src/server/honeypot.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
+import { assertHuman, HONEYPOT_CODES, type HoneypotErrorCode, type HoneypotOptions } from '../../src/server/security/honeypot.js'
 import type { HoneyProps } from '../../src/shared/page-data.js'
 import { build, pageData, postForm, setCookie } from '../helpers/app.js'
 

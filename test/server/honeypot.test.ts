@@ -1,6 +1,6 @@
 import tap from 'tap'
 import { ERRORS } from '../../src/server/errors.js'
-import { Honeypot, HoneypotError, type HoneypotErrorCode, type HoneypotOptions } from '../../src/server/honeypot.js'
+import { Honeypot, HoneypotError, type HoneypotErrorCode, type HoneypotOptions } from '../../src/server/security/honeypot.js'
 
 const SECRET = 'a-test-secret-that-is-at-least-32-characters-long'
 const OTHER_SECRET = 'another-secret-that-is-at-least-32-characters-long'

@@ -1,11 +1,11 @@
 import { createElement } from 'react'
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
-import { assertHuman } from '../../src/server/honeypot.js'
-import { listenForMetrics } from '../../src/server/metrics-server.js'
-import { Metrics, statusClass } from '../../src/server/metrics.js'
+import { assertHuman } from '../../src/server/security/honeypot.js'
+import { listenForMetrics } from '../../src/server/observability/metrics-server.js'
+import { Metrics, statusClass } from '../../src/server/observability/metrics.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { screen } from '../helpers/screens.js'
 import { build, postForm } from '../helpers/app.js'
 import { labelValues, parseExposition, scrape, valueOf } from '../helpers/metrics.js'
 import { blockEventLoop } from '../helpers/pressure.js'
@@ -100,8 +100,8 @@ t.test('a method outside Node\'s list, or a status outside 1xx–5xx, reads as o
 })
 
 t.test('documents rendered, by page and cache outcome, and the render cache\'s own figures', async (t) => {
-  const live = definePage({ id: 'live', path: '/live', load: async () => () => createElement('p', null, 'live'), cache: false })
-  const { app } = await build(t, { env: METRICS_ON, pages: [...PAGES, live] })
+  const live = screen({ path: '/live', component: () => createElement('p', null, 'live'), cache: false })
+  const { app } = await build(t, { env: METRICS_ON, screens: { live } })
   // Rendered twice (a document is kept once asked for a second time), then served from the cache twice.
   for (let visit = 0; visit < 4; visit++) await app.inject({ url: '/', headers: HTML })
   await app.inject({ url: '/live', headers: HTML })
@@ -123,8 +123,8 @@ t.test('documents rendered, by page and cache outcome, and the render cache\'s o
 
 t.test('render errors are counted by page', async (t) => {
   const Thrower = (): never => { throw new Error('the component broke') }
-  const broken = definePage({ id: 'broken', path: '/broken', load: async () => Thrower })
-  const { app } = await build(t, { env: METRICS_ON, pages: [...PAGES, broken], allowErrorLogs: true })
+  const broken = screen({ path: '/broken', component: Thrower })
+  const { app } = await build(t, { env: METRICS_ON, screens: { broken }, allowErrorLogs: true })
   const response = await app.inject({ url: '/broken', headers: HTML })
   t.equal(response.statusCode, 500)
   await app.inject({ url: '/', headers: HTML })
@@ -188,12 +188,11 @@ t.test('the readiness gauge is 1 for the current state only', async (t) => {
   t.same(['ready', 'draining', 'shedding'].map((state) => valueOf(samples, 'readiness_state', { state })), [0, 1, 0])
 })
 
-t.test('the app\'s own metrics are exactly those the README documents', async (t) => {
+t.test('the app\'s own metrics are exactly those docs/operating.md documents', async (t) => {
   const { app } = await build(t, { env: METRICS_ON })
-  // prom-client's default metrics are all process_… or nodejs_…: the README names them as a group.
+  // prom-client's default metrics are all process_… or nodejs_…: docs/operating.md names them as a group.
   const own = app.metrics!.registry.getMetricsAsArray().map((metric) => metric.name).filter((name) => !/^(process|nodejs)_/.test(name))
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
-  const operating = readme.slice(readme.indexOf('## Operating'), readme.indexOf('\n## ', readme.indexOf('## Operating') + 1))
+  const operating = await readFile(new URL('../../docs/operating.md', import.meta.url), 'utf8')
   // The first cell of each row of the table: one name or several.
   const documented = [...operating.matchAll(/^\| (`[^|]+)\|/gm)].flatMap((row) => [...String(row[1]).matchAll(/`([a-z_]+)`/g)].map((name) => String(name[1])))
   t.same(own.sort(), [...new Set(documented)].filter((name) => !/^(process|nodejs)_/.test(name)).sort())

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import t from 'tap'
-import { wantsJson } from '../../src/server/negotiation.js'
+import { wantsJson } from '../../src/server/http/negotiation.js'
 import { build } from '../helpers/app.js'
 
 const asking = (accept?: string) => ({ headers: accept === undefined ? {} : { accept } }) as FastifyRequest

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createNonce } from '../../src/server/nonce.js'
+import { createNonce } from '../../src/server/security/nonce.js'
 
 t.test('every nonce is 128 random bits in base64url, and none repeats across pool refills', async (t) => {
   const seen = new Set<string>()

@@ -1,8 +1,9 @@
 import { createElement } from 'react'
 import t from 'tap'
-import { defineLoader } from '../../src/server/pages/index.js'
 import { DEFAULT_DESCRIPTION } from '../../src/ui/document.js'
-import { definePage, HOME, PAGES } from '../../src/ui/page-table.js'
+import home from '../../src/screens/home.js'
+import type { LoaderContext } from '../../src/server/screens/index.js'
+import { screen } from '../helpers/screens.js'
 import { build } from '../helpers/app.js'
 
 /**
@@ -26,38 +27,34 @@ function headMeta (html: string): HeadMeta {
   }
 }
 
-const notePage = definePage<{ summary: string, address: string }>({
-  id: 'note',
-  path: '/note',
-  load: async () => ({ data }) => createElement('h1', null, data.summary),
-  meta: { title: 'Note', description: ({ data }) => data.summary, canonical: ({ data }) => data.address }
-})
-const plainPage = definePage({ id: 'plain', path: '/plain', load: async () => () => createElement('h1', null, 'Plain') })
-const brokenPage = definePage({ id: 'broken', path: '/broken', load: async () => () => createElement('h1', null, 'Broken') })
-const loaders = new Map([
-  defineLoader(notePage, ({ url }) => ({ summary: url.searchParams.get('summary') ?? '', address: url.searchParams.get('address') ?? '' })),
-  defineLoader(brokenPage, () => { throw new Error('the database is down') })
-])
-const pages = [...PAGES, notePage, plainPage, brokenPage]
+const screens = {
+  note: screen<{ summary: string, address: string }>({
+    path: '/note',
+    component: ({ data }) => createElement('h1', null, data.summary),
+    meta: { title: 'Note', description: ({ data }) => data.summary, canonical: ({ data }) => data.address }
+  }, { loader: ({ url }: LoaderContext) => ({ summary: url.searchParams.get('summary') ?? '', address: url.searchParams.get('address') ?? '' }) }),
+  plain: screen({ path: '/plain', component: () => createElement('h1', null, 'Plain') }),
+  broken: screen({ path: '/broken', component: () => createElement('h1', null, 'Broken') }, { loader: () => { throw new Error('the database is down') } })
+}
 
 t.test('the home page describes the product and names its canonical address', async (t) => {
   const { app } = await build(t)
   const response = await app.inject({ url: '/?utm_source=mail', headers: { ...HTML, host: 'agent-stack.example:8443' } })
   t.equal(response.statusCode, 200)
   t.same(headMeta(response.body), {
-    descriptions: [HOME.meta?.description],
+    descriptions: [home.meta?.description],
     canonicals: ['http://agent-stack.example:8443/']
   }, 'one description and one canonical, without the query the visitor came with')
 })
 
 t.test('a page without a description gets the shell’s, and no canonical', async (t) => {
-  const { app } = await build(t, { pages, loaders })
+  const { app } = await build(t, { screens })
   const response = await app.inject({ url: '/plain', headers: HTML })
   t.same(headMeta(response.body), { descriptions: [DEFAULT_DESCRIPTION], canonicals: [] })
 })
 
 t.test('the error pages describe what happened and name no canonical address', async (t) => {
-  const { app } = await build(t, { pages, loaders, allowErrorLogs: true })
+  const { app } = await build(t, { screens, allowErrorLogs: true })
   const notFound = await app.inject({ url: '/no-such-page', headers: HTML })
   t.equal(notFound.statusCode, 404)
   t.same(headMeta(notFound.body), { descriptions: ['There is nothing at this address of Agent Stack.'], canonicals: [] })
@@ -75,7 +72,7 @@ t.test('the error pages describe what happened and name no canonical address', a
 })
 
 t.test('a description and a canonical address from data are escaped, and only http(s) addresses are named', async (t) => {
-  const { app } = await build(t, { pages, loaders })
+  const { app } = await build(t, { screens })
   const visit = async (summary: string, address: string) => {
     const response = await app.inject({ url: `/note?${new URLSearchParams({ summary, address })}`, headers: HTML })
     t.equal(response.statusCode, 200)
@@ -95,5 +92,5 @@ t.test('a Host header that names no origin leaves a path without a canonical add
   const { app } = await build(t)
   const response = await app.inject({ url: '/', headers: { ...HTML, host: 'bad host' } })
   t.equal(response.statusCode, 200)
-  t.same(headMeta(response.body), { descriptions: [HOME.meta?.description], canonicals: [] })
+  t.same(headMeta(response.body), { descriptions: [home.meta?.description], canonicals: [] })
 })

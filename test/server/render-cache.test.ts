@@ -1,5 +1,5 @@
 import t from 'tap'
-import { fillTemplate, RenderCache, toTemplate, type Fillings } from '../../src/server/render-cache.js'
+import { fillTemplate, RenderCache, toTemplate, type Fillings } from '../../src/server/rendering/render-cache.js'
 
 const FILLED: Fillings = { nonce: 'NONCE-one-0123456789ab', honeypotToken: 'TOKEN-one-0123456789abcdefghijklmnop' }
 const OTHER: Fillings = { nonce: 'NONCE-two-abcdefghijkl', honeypotToken: 'TOKEN-two-zyxwvutsrqponmlkjihgfedcba' }

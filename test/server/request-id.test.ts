@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { IncomingMessage } from 'node:http'
-import { createGenReqId, idSequence, requestIdOf, traceIdOf, trustedProxyPredicate } from '../../src/server/request-id.js'
+import { createGenReqId, idSequence, requestIdOf, traceIdOf, trustedProxyPredicate } from '../../src/server/http/request-id.js'
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
 const VALID = `00-${TRACE_ID}-00f067aa0ba902b7-01`

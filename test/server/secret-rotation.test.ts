@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertHuman } from '../../src/server/honeypot.js'
+import { assertHuman } from '../../src/server/security/honeypot.js'
 import { build, pageData, postForm, setCookie } from '../helpers/app.js'
 
 /**

@@ -1,8 +1,8 @@
 import { createElement } from 'react'
 import t from 'tap'
-import { serverTiming } from '../../src/server/plugins/document-timing.js'
+import { serverTiming } from '../../src/server/plugins/app/document-timing.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { screen } from '../helpers/screens.js'
 import { build, postForm } from '../helpers/app.js'
 
 const HTML = { accept: 'text/html' }
@@ -15,8 +15,8 @@ t.test('Server-Timing reads render;dur=<ms to a tenth>, cache;desc=<outcome>', a
 })
 
 t.test('every document says how long it took to render and whether the render cache served it', async (t) => {
-  const live = definePage({ id: 'live', path: '/live', load: async () => () => createElement('p', null, 'live'), cache: false })
-  const { app } = await build(t, { pages: [...PAGES, live] })
+  const live = screen({ path: '/live', component: () => createElement('p', null, 'live'), cache: false })
+  const { app } = await build(t, { screens: { live } })
   const outcome = async (url: string) => {
     const response = await app.inject({ url, headers: HTML })
     const header = String(response.headers['server-timing'])
@@ -33,8 +33,8 @@ t.test('every document says how long it took to render and whether the render ca
 })
 
 t.test('a document whose render failed still says so, as the 500 page it became', async (t) => {
-  const broken = definePage({ id: 'broken', path: '/broken', load: async () => (): never => { throw new Error('broken') } })
-  const { app } = await build(t, { pages: [...PAGES, broken], allowErrorLogs: true })
+  const broken = screen({ path: '/broken', component: (): never => { throw new Error('broken') } })
+  const { app } = await build(t, { screens: { broken }, allowErrorLogs: true })
   const response = await app.inject({ url: '/broken', headers: HTML })
   t.equal(response.statusCode, 500)
   t.match(String(response.headers['server-timing']), TIMING)

@@ -1,15 +1,16 @@
 import t from 'tap'
 import { createElement } from 'react'
 import { DEFERRED_TIMED_OUT, type DeferredOutcome } from '../../src/shared/deferred.js'
-import { defineLoader } from '../../src/server/pages/index.js'
+import { defineLoader, type PageLoader } from '../../src/server/screens/index.js'
 import { Await } from '../../src/ui/await.js'
-import { definePage, PAGES } from '../../src/ui/page-table.js'
+import { defineScreen, type ScreenView } from '../../src/ui/define-screen.js'
 import { build, cacheOutcome, inlineScripts, pageData } from '../helpers/app.js'
 import { labelValues, scrape, valueOf } from '../helpers/metrics.js'
+import { screen } from '../helpers/screens.js'
 import { listen } from '../helpers/server.js'
 import { gate, openStreamed } from '../helpers/streamed-response.js'
-import { weatherLoader } from '../fixtures/streaming/loader.js'
-import { WEATHER, type Forecast } from '../fixtures/streaming/page.js'
+import weather, { type Forecast, type WeatherData } from '../fixtures/streaming/weather.js'
+import { loader as weatherLoader } from '../fixtures/streaming/weather.server.js'
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
 /** A browser that ran our scripts: only a script sets the client-hint cookies. */
@@ -21,17 +22,22 @@ const BOT = { accept: 'text/html', 'user-agent': 'Mozilla/5.0 (compatible; Googl
 const HEAD_AND_FALLBACK = /<\/head>[\s\S]*<h1>Weather in Lisbon<\/h1>[\s\S]*Loading the forecast…/
 const FORECAST_SHOWN = /<p class="forecast">Sunny, 21 °C<\/p>/
 
+/** The app's options with the weather screen, loaded by `loader`. */
+function withWeather (loader: PageLoader<WeatherData> = weatherLoader, view: ScreenView<WeatherData> = weather) {
+  return { screens: { weather: screen(view, { loader }) } }
+}
+
 /** The weather page with a forecast the test lets through; `signals` collects each request's loader signal. */
 function gatedWeather () {
   const forecast = gate<Forecast>()
   const signals: AbortSignal[] = []
   let loads = 0
-  const loader = defineLoader(WEATHER, ({ signal }) => {
+  const loader = defineLoader<WeatherData>(({ signal }) => {
     loads++
     signals.push(signal)
     return { city: 'Lisbon', forecast: forecast.promise }
   })
-  return { forecast, signals, loads: () => loads, options: { pages: [...PAGES, WEATHER], loaders: new Map([loader]) } }
+  return { forecast, signals, loads: () => loads, options: withWeather(loader) }
 }
 
 /** The outcomes a document hands the browser for its deferred parts, in order. */
@@ -91,7 +97,7 @@ t.test('a bot gets the whole document in one piece', async (t) => {
 })
 
 t.test('a rejected part shows its error in place, in words for the visitor, logged once with the request id; the status stays 200', async (t) => {
-  const { app, logs } = await build(t, { pages: [...PAGES, WEATHER], loaders: new Map([weatherLoader]), allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
+  const { app, logs } = await build(t, { ...withWeather(), allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   for (const [name, headers] of Object.entries({ streamed: RUNS_SCRIPTS, held: FIRST_VISIT, bot: BOT })) {
     const requestId = `rejected-${name}`
     const response = await app.inject({ url: '/weather?delay=0&fail', headers: { ...headers, 'x-request-id': requestId } })
@@ -107,9 +113,8 @@ t.test('a rejected part shows its error in place, in words for the visitor, logg
 })
 
 t.test('a part that fails with an internal error shows general words: its message stays on the server', async (t) => {
-  const pages = [...PAGES, WEATHER]
-  const loader = defineLoader(WEATHER, () => ({ city: 'Lisbon', forecast: Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:5432')) }))
-  const { app } = await build(t, { pages, loaders: new Map([loader]), allowErrorLogs: true })
+  const loader = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:5432')) }))
+  const { app } = await build(t, { ...withWeather(loader), allowErrorLogs: true })
   const response = await app.inject({ url: '/weather', headers: FIRST_VISIT })
   t.notMatch(response.body, /ECONNREFUSED|10\.0\.0\.7/)
   t.match(response.body, '<p role="alert">This part of the page could not be loaded. Please reload the page to try again.</p>')
@@ -144,7 +149,7 @@ t.test('past the time limit, a pending part shows as timed out, the loader\'s si
 })
 
 t.test('a bad query is a 400 with a message a person can act on', async (t) => {
-  const { app } = await build(t, { pages: [...PAGES, WEATHER], loaders: new Map([weatherLoader]) })
+  const { app } = await build(t, withWeather())
   for (const delay of ['soon', '-1', '1.5', '600000']) {
     const response = await app.inject({ url: `/weather?delay=${delay}`, headers: FIRST_VISIT })
     t.equal(response.statusCode, 400, delay)
@@ -154,17 +159,16 @@ t.test('a bad query is a 400 with a message a person can act on', async (t) => {
 
 t.test('a page with deferred data is rendered once, by the streaming renderer alone, and its loader runs once', async (t) => {
   let renders = 0
-  const counted = definePage<{ forecast: Promise<Forecast> }>({
-    id: 'counted',
+  const counted = defineScreen<{ forecast: Promise<Forecast> }>({
     path: '/counted',
-    load: async () => ({ data }) => {
+    component: ({ data }) => {
       renders++
       return createElement('main', null, createElement(Await<Forecast>, { resolve: data.forecast, fallback: 'Loading…', error: (message) => message, children: (forecast) => forecast.summary }))
     }
   })
   let loads = 0
-  const loader = defineLoader(counted, () => { loads++; return { forecast: Promise.resolve({ summary: 'Fog' }) } })
-  const { app } = await build(t, { pages: [...PAGES, counted], loaders: new Map([loader]) })
+  const loader = defineLoader<{ forecast: Promise<Forecast> }>(() => { loads++; return { forecast: Promise.resolve({ summary: 'Fog' }) } })
+  const { app } = await build(t, { screens: { counted: screen(counted, { loader }) } })
   for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) {
     renders = 0
     loads = 0
@@ -176,15 +180,14 @@ t.test('a page with deferred data is rendered once, by the streaming renderer al
 })
 
 t.test('a document with deferred data is never served from the render cache, unless its page says it may be', async (t) => {
-  const resolved = defineLoader(WEATHER, () => ({ city: 'Lisbon', forecast: Promise.resolve({ summary: 'Sunny, 21 °C' }) }))
-  const { app } = await build(t, { pages: [...PAGES, WEATHER], loaders: new Map([resolved]) })
+  const resolved = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.resolve({ summary: 'Sunny, 21 °C' }) }))
+  const { app } = await build(t, withWeather(resolved))
   const outcomes = []
   for (let visit = 0; visit < 3; visit++) outcomes.push(cacheOutcome(await app.inject({ url: '/weather', headers: BOT })))
   t.same(outcomes, ['bypass', 'bypass', 'bypass'])
   t.equal(app.renderCache.size, 0)
 
-  const cacheable = { ...WEATHER, cacheDeferred: true }
-  const { app: allowed } = await build(t, { pages: [...PAGES, cacheable], loaders: new Map([resolved]) })
+  const { app: allowed } = await build(t, withWeather(resolved, { ...weather, cacheDeferred: true }))
   const answers = []
   for (let visit = 0; visit < 3; visit++) answers.push(await allowed.inject({ url: '/weather', headers: BOT }))
   t.same(answers.map(cacheOutcome), ['miss', 'miss', 'hit'])
@@ -193,8 +196,8 @@ t.test('a document with deferred data is never served from the render cache, unl
 })
 
 t.test('the metrics tell streamed, held and whole documents apart: time to the head and to the last byte', async (t) => {
-  const resolved = defineLoader(WEATHER, () => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary: 'Sunny, 21 °C' }))) }))
-  const { app } = await build(t, { pages: [...PAGES, WEATHER], loaders: new Map([resolved]), env: { METRICS_PORT: '0' } })
+  const resolved = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary: 'Sunny, 21 °C' }))) }))
+  const { app } = await build(t, { ...withWeather(resolved), env: { METRICS_PORT: '0' } })
   for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) await app.inject({ url: '/weather', headers })
   await app.inject({ url: '/', headers: FIRST_VISIT })
   const samples = await scrape(app)
@@ -208,13 +211,13 @@ t.test('the metrics tell streamed, held and whole documents apart: time to the h
 
 t.test('a loader stopped by its signal because the client left is nobody\'s error', async (t) => {
   const called = gate<void>()
-  const waits = defineLoader(WEATHER, async ({ signal }) => {
+  const waits = defineLoader<WeatherData>(async ({ signal }) => {
     called.open()
     // Slow work that honours the signal, as fetch() does.
     await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)))
     return { city: 'Lisbon', forecast: Promise.resolve({ summary: 'never shown' }) }
   })
-  const { url, logs } = await listen(t, { pages: [...PAGES, WEATHER], loaders: new Map([waits]) })
+  const { url, logs } = await listen(t, withWeather(waits))
   const response = openStreamed(`${url}/weather`, FIRST_VISIT)
   await called.promise
   response.abandon()
@@ -242,8 +245,8 @@ t.test('HEAD of a page with deferred data answers its headers and no body', asyn
 t.test('a part whose value JSON cannot carry fails in place, logged, rather than hydrating differently', async (t) => {
   const circular: Record<string, unknown> = { summary: 'Sunny' }
   circular.self = circular
-  const loader = defineLoader(WEATHER, () => ({ city: 'Lisbon', forecast: Promise.resolve(circular as unknown as Forecast) }))
-  const { app, logs } = await build(t, { pages: [...PAGES, WEATHER], loaders: new Map([loader]), allowErrorLogs: true })
+  const loader = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.resolve(circular as unknown as Forecast) }))
+  const { app, logs } = await build(t, { ...withWeather(loader), allowErrorLogs: true })
   const response = await app.inject({ url: '/weather', headers: FIRST_VISIT })
   t.equal(response.statusCode, 200)
   t.match(response.body, '<p role="alert">This part of the page could not be loaded. Please reload the page to try again.</p>')

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { FLASH_TOAST_COOKIE } from '../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
 import type { Toast } from '../../src/shared/page-data.js'
 import { build, pageData, setCookie } from '../helpers/app.js'
 

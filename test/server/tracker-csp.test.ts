@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { LightMyRequestResponse } from 'fastify'
-import { DEFAULT_INGEST_ORIGIN } from '../../src/server/plugins/security.js'
+import { DEFAULT_INGEST_ORIGIN } from '../../src/server/plugins/external/security.js'
 import { build } from '../helpers/app.js'
 
 /** The enforced Content-Security-Policy of a response, as directive → sources. */

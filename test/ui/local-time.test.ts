@@ -1,7 +1,7 @@
 import t from 'tap'
 import { TIME_ZONE_MARKER } from '../../src/shared/client-hints.js'
 import { build } from '../helpers/app.js'
-import { MEETING, MEETING_LOADERS, PAGES_WITH_MEETING } from '../helpers/time-page.js'
+import { MEETING, MEETING_SCREENS } from '../helpers/time-page.js'
 
 /** LocalTime renders the instant in the hinted time zone, UTC until there is one, and marks the element. */
 
@@ -9,7 +9,7 @@ import { MEETING, MEETING_LOADERS, PAGES_WITH_MEETING } from '../helpers/time-pa
 const timeElement = (html: string) => /<time [^>]*>[^<]*<\/time>/.exec(html)?.[0]?.replace(/\u202f/g, ' ')
 
 t.test('a time is rendered in the zone the browser hinted, and marked with it', async (t) => {
-  const { app } = await build(t, { pages: PAGES_WITH_MEETING, loaders: MEETING_LOADERS })
+  const { app } = await build(t, { screens: MEETING_SCREENS })
   const visit = async (cookie?: string) => timeElement((await app.inject({ url: '/meeting', headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } })).body)
   t.equal(await visit(), `<time dateTime="${MEETING}" ${TIME_ZONE_MARKER}="UTC">Jan 15, 2025, 1:30 PM</time>`, 'UTC before the zone is known')
   t.equal(await visit('CH-time-zone=Europe%2FParis'), `<time dateTime="${MEETING}" ${TIME_ZONE_MARKER}="Europe/Paris">Jan 15, 2025, 2:30 PM</time>`)

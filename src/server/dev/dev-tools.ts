@@ -9,32 +9,29 @@ import { devScript } from './dev-script.js'
 import { BuildErrorSchema, buildFailureOverlay, failureOverlay, type Failure, type Overlay } from './overlay.js'
 
 // The event stream that reloads pages and shows build errors, its script, error details and a request log line.
-// Only `npm run dev` has these: main.ts imports this module in a development build alone.
+// Only `npm run dev` has these: serve.ts imports this module in a development build alone.
 export interface DevTools {
   plugin: FastifyPluginAsync
   /** The script appended to a document's bootstrap script; `failure` when the document is an error page standing in for it. */
   documentScript: (failure: Failure | null) => string
-  /** dev-loop.mjs starts a new build's server while the old one still serves: it listens once told the port is free. */
-  beforeListen: () => Promise<void>
 }
 
 export const DEV_EVENTS_PATH = '/__dev/events'
 
-/** The errors of dev-loop.mjs's latest build, none when it succeeded. */
+/** The errors of build/dev.mjs's latest build, none when it succeeded. */
 const BuildStatusSchema = Type.Object({ type: Type.Literal('build-status'), errors: Type.Array(BuildErrorSchema) })
 
-/** `process` when dev-loop.mjs started this server, or a stand-in in tests. */
+/** `process` when build/dev.mjs started this server, or a stand-in in tests. */
 export interface Channel {
   on (event: 'message', listener: (message: unknown) => void): unknown
   on (event: 'disconnect', listener: () => void): unknown
   off (event: 'message', listener: (message: unknown) => void): unknown
   off (event: 'disconnect', listener: () => void): unknown
-  send?: ((message: unknown) => unknown) | undefined
 }
 
 export interface DevToolsOptions {
   channel?: Channel | null
-  /** When dev-loop.mjs is gone (killed, crashed), this server must not outlive it holding the port. */
+  /** When build/dev.mjs is gone (killed, crashed), this server must not outlive it holding the port. */
   onWatcherGone?: () => void
 }
 
@@ -92,20 +89,8 @@ export function devTools ({ channel = process.send ? process : null, onWatcherGo
     })
   }, { name: 'dev-tools', fastify: '5.x' })
 
-  const beforeListen = () => new Promise<void>((resolve) => {
-    if (!channel?.send) return resolve()
-    const onListen = (message: unknown) => {
-      if ((message as { type?: unknown } | null)?.type !== 'listen') return
-      channel.off('message', onListen)
-      resolve()
-    }
-    channel.on('message', onListen)
-    channel.send({ type: 'ready' })
-  })
-
   return {
     plugin,
-    documentScript: (failure) => devScript({ build, events: DEV_EVENTS_PATH, failure: failure ? failureOverlay(failure) : null }),
-    beforeListen
+    documentScript: (failure) => devScript({ build, events: DEV_EVENTS_PATH, failure: failure ? failureOverlay(failure) : null })
   }
 }

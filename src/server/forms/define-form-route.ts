@@ -1,15 +1,15 @@
 import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import type { Static, TObject } from 'typebox'
 import { actionPath, type FieldErrors, type FormErrorBody, type FormState, type FormSuccessBody } from '../../shared/form-state.js'
 import { safeRedirect } from '../../shared/safe-redirect.js'
-import type { PageDefinition } from '../../ui/page-table.js'
-import { clientError, ERRORS, errorBody } from '../errors.js'
-import type { FlashToastInput } from '../flash-toast.js'
-import { HoneypotError, type HoneypotErrorCode } from '../honeypot.js'
-import { varyByAccept, wantsJson } from '../negotiation.js'
-import { readRequestInfo } from '../request-info.js'
-import { mediaTypeOf } from '../negotiation.js'
+import { clientError, ERRORS, errorBody, SEND_AGAIN } from '../errors.js'
+import type { FlashToastInput } from '../cookies/flash-toast.js'
+import { HoneypotError } from '../security/honeypot.js'
+import { varyByAccept, wantsJson } from '../http/negotiation.js'
+import { readRequestInfo } from '../http/request-info.js'
+import { mediaTypeOf } from '../http/negotiation.js'
 import { FORM_TYPE, refuseForeignRequests } from './form-request.js'
 import { FormSchema } from './form-schema.js'
 
@@ -32,7 +32,7 @@ export interface FormOutcome<Values> {
 
 export interface FormRouteOptions<S extends TObject> {
   /** The page the form is on: shown again, with the messages and the answers, when the answers are refused. */
-  page: PageDefinition<any>
+  page: { id: string, path?: string }
   /** Where the form posts; the page's own address by default (so a reload stays on it). */
   path?: string
   /** The form's fields. Messages come from each field's `errorMessage`, else its `description`, else a plain default; `writeOnly: true` marks one never sent back (a password). */
@@ -45,16 +45,8 @@ export interface FormRouteOptions<S extends TObject> {
 /** Register it like any plugin: `app.register(route)`. */
 export type FormRoute = ((app: FastifyInstance) => Promise<void>) & { readonly path: string }
 
-// The form is shown again with a fresh timestamp, so the catalogue's "reload the page" would post the stale one.
-const SEND_AGAIN: Record<HoneypotErrorCode, string> = {
-  HONEYPOT_MISSING: 'The form could not be verified. Please send it again.',
-  HONEYPOT_FILLED: 'The form could not be sent because a field meant to stay empty was filled in. Please send it again.',
-  TIMESTAMP_MISSING: 'The form could not be verified. Please send it again.',
-  TIMESTAMP_INVALID: 'The form could not be verified. Please send it again.',
-  TIMESTAMP_FUTURE: 'The form could not be verified. Please send it again.',
-  TOO_FAST: ERRORS.TOO_FAST.message,
-  EXPIRED: 'This form had expired. Please check your answers and send it again.'
-}
+/** The decorators and parsers a form route uses: the honeypot, the flash toast, the app's cookie attributes, pages. */
+const FORM_ROUTE_DEPENDENCIES = ['honeypot', 'flash-toasts', 'cookies', 'form-bodies', 'page-loading', 'metrics']
 
 // Cross-site and media-type checks before the body is read, then the honeypot, then the schema, and only then
 // `handle`; a refusal shows the page again with a 422 (docs/decisions/forms-answer-422.md).
@@ -126,5 +118,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       return reply.send(answer)
     })
   }
-  return Object.assign(route, { path })
+  // Encapsulated as a route is, but with its dependencies declared: Fastify says at start-up which one is missing.
+  const plugin = fp(route, { name: `form-route ${path}`, fastify: '5.x', encapsulate: true, dependencies: FORM_ROUTE_DEPENDENCIES })
+  return Object.assign(plugin, { path })
 }

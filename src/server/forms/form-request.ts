@@ -1,7 +1,7 @@
 import { errorCodes, type onRequestHookHandler } from 'fastify'
-import { isCrossSite } from '../cross-site.js'
+import { isCrossSite } from '../http/cross-site.js'
 import { clientError } from '../errors.js'
-import { mediaTypeOf } from '../negotiation.js'
+import { mediaTypeOf } from '../http/negotiation.js'
 
 export const FORM_TYPE = 'application/x-www-form-urlencoded'
 const ACCEPTED_TYPES = new Set([FORM_TYPE, 'application/json'])

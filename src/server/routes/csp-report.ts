@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { CSP_REPORT_PATH, CSP_REPORT_TYPES, LineBudget, readLegacyReport, readReportBatch, type CspViolation } from '../csp-report.js'
+import { CSP_REPORT_PATH, CSP_REPORT_TYPES, LineBudget, readLegacyReport, readReportBatch, type CspViolation } from '../security/csp-report.js'
 import { handleErrorPlainly } from '../error-handler.js'
 import { clientError } from '../errors.js'
-import { mediaTypeOf } from '../negotiation.js'
+import { mediaTypeOf } from '../http/negotiation.js'
+import fp from 'fastify-plugin'
 
 export interface CspReportOptions {
   /** Log lines a minute at most; the rest are counted (default 30). */
@@ -26,7 +27,7 @@ function violationsOf (request: FastifyRequest): CspViolation[] {
 }
 
 /** Never a page, so no cookie is read or set. */
-export async function cspReportRoutes (app: FastifyInstance, { logLinesPerMinute = 30, now }: CspReportOptions = {}) {
+export const cspReportRoutes = fp<CspReportOptions>(async function cspReportRoutes (app: FastifyInstance, { logLinesPerMinute = 30, now }: CspReportOptions = {}) {
   const budget = new LineBudget(logLinesPerMinute, now)
   // This scope parses the two report types and nothing else: a form or JSON body is refused unread.
   app.removeAllContentTypeParsers()
@@ -50,4 +51,4 @@ export async function cspReportRoutes (app: FastifyInstance, { logLinesPerMinute
     }
     reply.code(204).header('Cache-Control', 'no-store').send()
   })
-}
+}, { name: 'csp-report-routes', fastify: '5.x', encapsulate: true, dependencies: ['metrics'] })

@@ -1,20 +1,19 @@
 import type { FastifyInstance } from 'fastify'
-import type { AnyPage } from '../../ui/page-table.js'
-import type { LoaderTable } from '../pages/index.js'
+import fp from 'fastify-plugin'
+import type { LoadedScreens } from '../screens/load-screens.js'
 
-/** One GET (and HEAD) route per page of the table; `reply.renderPage` runs its loader. */
-export async function pageRoutes (app: FastifyInstance, { pages, loaders }: { pages: readonly AnyPage[], loaders: LoaderTable }) {
-  for (const page of pages) {
-    if (!page.path) continue
-    const { id } = page
+/** One GET (and HEAD) route per screen with a path; `reply.renderPage` runs its loader. */
+export const pageRoutes = fp<{ screens: LoadedScreens }>(async function pageRoutes (app: FastifyInstance, { screens: { screens, loaders } }) {
+  for (const { id, view } of screens) {
+    if (!view.path) continue
     if (!loaders.has(id)) {
       // Nothing to wait for: a synchronous handler, so a page from the render cache costs no promise.
-      app.get(page.path, (_request, reply) => { reply.sendPage({ id, status: 200, data: null }) })
+      app.get(view.path, (_request, reply) => { reply.sendPage({ id, status: 200, data: null }) })
       continue
     }
-    app.get(page.path, async (_request, reply) => {
+    app.get(view.path, async (_request, reply) => {
       await reply.renderPage(id)
       return reply
     })
   }
-}
+}, { name: 'page-routes', fastify: '5.x', encapsulate: true, dependencies: ['page-rendering', 'page-loading'] })

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import fp from 'fastify-plugin'
 
 const RETRY_AFTER_SECONDS = 5
 
@@ -16,7 +17,7 @@ function answer (reply: FastifyReply, status: number, text: string): void {
 }
 
 /** Liveness stays 200 while load is shed: restarting busy instances would move the load onto the rest. */
-export async function probeRoutes (app: FastifyInstance) {
+export const probeRoutes = fp(async function probeRoutes (app: FastifyInstance) {
   app.get('/resources/healthcheck', PROBE, (_request, reply) => { answer(reply, 200, 'OK') })
   app.get('/resources/readiness', PROBE, (_request, reply) => {
     const state = app.readiness
@@ -24,4 +25,4 @@ export async function probeRoutes (app: FastifyInstance) {
     reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
     answer(reply, 503, state === 'draining' ? 'Draining' : 'Overloaded')
   })
-}
+}, { name: 'probe-routes', fastify: '5.x', encapsulate: true, dependencies: ['readiness'] })

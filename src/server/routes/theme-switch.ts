@@ -5,7 +5,8 @@ import { safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
 import { clientError } from '../errors.js'
 import { refuseForeignRequests } from '../forms/form-request.js'
-import { varyByAccept, wantsJson } from '../negotiation.js'
+import { varyByAccept, wantsJson } from '../http/negotiation.js'
+import fp from 'fastify-plugin'
 
 export const ThemeSwitchBody = Type.Object({
   theme: Type.Enum(THEME_PREFERENCES),
@@ -25,7 +26,7 @@ function validationMessage (errors: FastifySchemaValidationError[]): string {
 }
 
 /** POST /resources/theme-switch: a form gets a 303 to a same-site path, a script its JSON; bad input a 4xx. */
-export async function themeSwitchRoutes (app: FastifyInstance) {
+export const themeSwitchRoutes = fp(async function themeSwitchRoutes (app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(THEME_SWITCH_PATH, {
     bodyLimit: BODY_LIMIT,
     compress: false,
@@ -42,4 +43,4 @@ export async function themeSwitchRoutes (app: FastifyInstance) {
     if (wantsJson(request)) reply.send({ theme })
     else reply.redirect(safeRedirect(redirectTo), 303)
   })
-}
+}, { name: 'theme-switch-routes', fastify: '5.x', encapsulate: true, dependencies: ['theme-cookie', 'metrics', 'form-bodies'] })

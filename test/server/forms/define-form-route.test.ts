@@ -2,16 +2,17 @@ import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import { Type } from 'typebox'
 import { ERRORS } from '../../../src/server/errors.js'
-import { FLASH_TOAST_COOKIE } from '../../../src/server/flash-toast.js'
+import { FLASH_TOAST_COOKIE } from '../../../src/server/cookies/flash-toast.js'
 import { defineFormRoute } from '../../../src/server/forms/define-form-route.js'
+import { defineAction } from '../../../src/server/screens/index.js'
 import { UNEXPECTED_FIELDS } from '../../../src/server/forms/form-schema.js'
-import type { HoneypotOptions } from '../../../src/server/honeypot.js'
-import { PAGES } from '../../../src/ui/page-table.js'
+import type { HoneypotOptions } from '../../../src/server/security/honeypot.js'
 import { build, pageData, postForm, setCookie } from '../../helpers/app.js'
 import { scrape, valueOf } from '../../helpers/metrics.js'
 import { renderedHoneypot, withHoneypot } from '../../helpers/forms.js'
-import { CONTACT_PAGE, CONTACT_PATH } from '../../fixtures/contact-form/page.js'
-import { contactForm, contactLoader, TAKEN_EMAIL, TOPICS, VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES, type Contact } from '../../fixtures/contact-form/route.js'
+import { CONTACT_PATH } from '../../fixtures/contact-form/contact.js'
+import { CONTACT_ID, contactScreens } from '../../fixtures/contact-form/screens.js'
+import { TAKEN_EMAIL, TOPICS, VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES, type Contact } from '../../fixtures/contact-form/contact.server.js'
 
 const T0 = 1_750_000_000_000
 /** What the site's own form sends besides its fields, as Chromium does (inject's Host is localhost:80). */
@@ -29,9 +30,7 @@ async function buildContact (test: Build, { env, honeypot = {} }: { env?: Record
   const received: Contact[] = []
   const built = await build(test, {
     ...(env ? { env } : {}),
-    pages: [...PAGES, CONTACT_PAGE],
-    loaders: new Map([contactLoader]),
-    forms: [contactForm(received)],
+    screens: contactScreens({ received }),
     honeypot: { now: () => clock.now, ...honeypot }
   })
   const props = await renderedHoneypot(built.app, CONTACT_PATH)
@@ -298,9 +297,7 @@ t.test('another site\'s post is a 403 before anything is read', async (t) => {
 t.test('a body that is neither a form nor JSON is a 415, a too large one a 413', async (t) => {
   let handled = 0
   const { app } = await build(t, {
-    pages: [...PAGES, CONTACT_PAGE],
-    loaders: new Map([contactLoader]),
-    forms: [defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ note: Type.String() }), bodyLimit: 1024, handle () { handled++ } })]
+    screens: contactScreens({ action: defineAction({ schema: Type.Object({ note: Type.String() }), bodyLimit: 1024, handle () { handled++ } }) })
   })
   for (const type of ['text/plain', 'multipart/form-data; boundary=x', 'application/xml']) {
     const response = await app.inject({ method: 'POST', url: CONTACT_PATH, headers: { 'content-type': type, accept: 'application/json' }, payload: 'note=hi' })
@@ -345,9 +342,7 @@ t.test('the form route shares its address with its page: GET shows it, POST send
 
 t.test('a form route on an address of its own goes back to its page after success', async (t) => {
   const { app } = await build(t, {
-    pages: [...PAGES, CONTACT_PAGE],
-    loaders: new Map([contactLoader]),
-    forms: [defineFormRoute({ page: CONTACT_PAGE, path: '/test/contact/send', schema: Type.Object({ note: Type.String({ minLength: 2 }) }), handle: () => undefined })],
+    screens: contactScreens({ action: defineAction({ path: '/test/contact/send', schema: Type.Object({ note: Type.String({ minLength: 2 }) }), handle: () => undefined }) }),
     honeypot: { timing: false }
   })
   const props = await renderedHoneypot(app, CONTACT_PATH)
@@ -362,9 +357,7 @@ t.test('a form route on an address of its own goes back to its page after succes
 
 t.test('a redirect the handler asks for stays on this site', async (t) => {
   const { app } = await build(t, {
-    pages: [...PAGES, CONTACT_PAGE],
-    loaders: new Map([contactLoader]),
-    forms: [defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ to: Type.String() }), handle: ({ values }) => ({ redirectTo: values.to }) })],
+    screens: contactScreens({ action: defineAction({ schema: Type.Object({ to: Type.String() }), handle: ({ values }) => ({ redirectTo: values.to }) }) }),
     honeypot: { timing: false }
   })
   const props = await renderedHoneypot(app, CONTACT_PATH)
@@ -376,9 +369,7 @@ t.test('a redirect the handler asks for stays on this site', async (t) => {
 
 t.test('a handler that answers itself has the last word', async (t) => {
   const { app, logs } = await build(t, {
-    pages: [...PAGES, CONTACT_PAGE],
-    loaders: new Map([contactLoader]),
-    forms: [defineFormRoute({ page: CONTACT_PAGE, schema: Type.Object({ note: Type.String() }), handle: ({ reply }) => { reply.code(202).send('queued') } })],
+    screens: contactScreens({ action: defineAction({ schema: Type.Object({ note: Type.String() }), handle: ({ reply }) => { reply.code(202).send('queued') } }) }),
     honeypot: { timing: false }
   })
   const props = await renderedHoneypot(app, CONTACT_PATH)
@@ -390,6 +381,6 @@ t.test('a handler that answers itself has the last word', async (t) => {
 })
 
 t.test('a form route needs an object schema and an address', async (t) => {
-  t.throws(() => defineFormRoute({ page: CONTACT_PAGE, schema: Type.String() as never, handle: () => undefined }), /must be a Type\.Object/)
-  t.throws(() => defineFormRoute({ page: { ...CONTACT_PAGE, path: undefined }, schema: Type.Object({}), handle: () => undefined }), /has no path/)
+  t.throws(() => defineFormRoute({ page: { id: CONTACT_ID, path: CONTACT_PATH }, schema: Type.String() as never, handle: () => undefined }), /must be a Type\.Object/)
+  t.throws(() => defineFormRoute({ page: { id: CONTACT_ID }, schema: Type.Object({}), handle: () => undefined }), /has no path/)
 })

@@ -1,0 +1,32 @@
+// npm run build: the browser files and the server into dist/.
+//   node build/cli.mjs             build once
+//   node build/cli.mjs --if-stale  build only when dist/ is missing or older than the sources
+//   --quiet                        print nothing but errors
+// The development loop (npm run dev) is dev.mjs.
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { buildClient } from './client.mjs'
+import { dist, manifestPath, serverOut } from './paths.mjs'
+import { buildServer } from './server.mjs'
+import { describeSizes, sizesOf } from './sizes.mjs'
+import { isStale } from './staleness.mjs'
+
+const args = new Set(process.argv.slice(2))
+const log = (line) => { if (!args.has('--quiet')) console.log(line) }
+
+async function buildAll () {
+  const started = Date.now()
+  await mkdir(dist, { recursive: true })
+  await rm(serverOut, { recursive: true, force: true })
+  const [manifest] = await Promise.all([buildClient(), buildServer({ mode: 'production' })])
+  for (const line of describeSizes(await sizesOf(manifest))) log(line)
+  // Written last: its presence and time mark a complete build (staleness.mjs).
+  await writeFile(manifestPath, JSON.stringify(manifest, null, 2))
+  log(`built in ${Date.now() - started} ms`)
+}
+
+try {
+  if (!args.has('--if-stale') || await isStale()) await buildAll()
+} catch (error) {
+  console.error(error.message)
+  process.exitCode = 1
+}

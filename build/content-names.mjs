@@ -1,0 +1,55 @@
+// Names the browser scripts after their final bytes: esbuild hashes what it wrote, and the fold and terser change
+// that afterwards, so a changed pass would otherwise ship new bytes under names browsers have cached for a year.
+import { createHash } from 'node:crypto'
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import { root } from './paths.mjs'
+
+const HASHED = /-[A-Z0-9]{8}\.js$/
+const digest = (...parts) => createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 8).toUpperCase()
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * Each script's new name hashes its own bytes, with the names of the scripts
+ * it refers to left out, together with the same of every script it reaches
+ * through its imports: a change anywhere below renames it, and the entry and a
+ * page that import each other (the fold) still get names.
+ * @param {import('esbuild').Metafile} metafile
+ * @returns {Promise<import('esbuild').Metafile>} the same, under the new names
+ */
+export async function nameByContent (metafile) {
+  const scripts = Object.keys(metafile.outputs).filter((output) => HASHED.test(output))
+  if (scripts.length === 0) return metafile
+  const names = new RegExp(scripts.map((output) => escape(basename(output))).join('|'), 'g')
+  const code = new Map(await Promise.all(scripts.map(async (output) => [output, await readFile(join(root, output), 'utf8')])))
+  const own = new Map(scripts.map((output) => [output, digest(code.get(output).replace(names, ''))]))
+  const reached = (output, found = new Set([output])) => {
+    for (const { path } of metafile.outputs[output].imports) {
+      if (own.has(path) && !found.has(path)) reached(path, found.add(path))
+    }
+    return found
+  }
+  /** Old output path → new one. */
+  const renamed = new Map(scripts.map((output) => {
+    const hash = digest(...[...reached(output)].map((path) => own.get(path)).sort())
+    return [output, output.replace(HASHED, `-${hash}.js`)]
+  }))
+  const newBase = new Map([...renamed].map(([from, to]) => [basename(from), basename(to)]))
+  const rename = (text) => text.replace(names, (name) => newBase.get(name))
+
+  for (const [from, to] of renamed) {
+    const map = metafile.outputs[`${from}.map`] ? JSON.parse(await readFile(join(root, `${from}.map`), 'utf8')) : null
+    await rm(join(root, from))
+    await writeFile(join(root, to), rename(code.get(from)))
+    if (!map) continue
+    await rm(join(root, `${from}.map`))
+    await writeFile(join(root, `${to}.map`), JSON.stringify({ ...map, file: basename(to) }))
+  }
+  const path = (output) => renamed.get(output) ?? (output.endsWith('.js.map') && renamed.has(output.slice(0, -4)) ? `${renamed.get(output.slice(0, -4))}.map` : output)
+  const outputs = Object.fromEntries(Object.entries(metafile.outputs).map(([output, info]) => [
+    path(output),
+    { ...info, imports: info.imports.map((imported) => ({ ...imported, path: path(imported.path) })) }
+  ]))
+  return { ...metafile, outputs }
+}
+

@@ -1,0 +1,225 @@
+// npm run dev: esbuild's watch mode rebuilds the browser files and the development server on every change under
+// src/ and static/, the server restarts on a build whose output changed, and open pages reload; a failed build
+// keeps the last good one serving and shows over open pages (src/server/dev/). `tsc --watch` runs beside it, at
+// the lowest priority. Ctrl-C, a SIGTERM, or the loop's parent going away stops everything
+// (docs/decisions/development-loop.md; test/build/dev-loop.test.ts runs it end to end).
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { setPriority } from 'node:os'
+import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import * as esbuild from 'esbuild'
+import { clientOptions } from './client.mjs'
+import { manifestFrom } from './manifest.mjs'
+import { clientOut, dist, manifestPath, root } from './paths.mjs'
+import { screenModules } from './screens.mjs'
+import { serverOptions } from './server.mjs'
+
+const log = (line) => console.log(line)
+/** Beside the production server's folder, never in it; two levels down, so it finds dist/ as that one does. */
+const serverOut = join(dist, 'development-server')
+const STATIC = join(root, 'static')
+
+/** static/ is watched with the sources (esbuild watches what a build reads, and what a plugin names) and copied after each build. */
+const staticFiles = {
+  name: 'static-files',
+  setup (build) {
+    build.onResolve({ filter: /^src\/client\/entry\.tsx$/ }, async ({ path, kind }) => {
+      if (kind !== 'entry-point') return undefined
+      const entries = await readdir(STATIC, { withFileTypes: true, recursive: true })
+      const paths = (directories) => entries.filter((entry) => entry.isDirectory() === directories).map((entry) => join(entry.parentPath, entry.name))
+      return { path: join(root, path), watchFiles: paths(false), watchDirs: [STATIC, ...paths(true)] }
+    })
+  }
+}
+
+/** The browser files of the loop: React's development build, unminified, so errors say what differs. */
+const developmentClientOptions = {
+  ...clientOptions,
+  minify: false,
+  define: { ...clientOptions.define, 'process.env.NODE_ENV': '"development"' },
+  plugins: [staticFiles, ...clientOptions.plugins]
+}
+
+/** Each message once: a file both builds include fails both alike. */
+const distinct = (messages) => [...new Map(messages.map((message) => [JSON.stringify([message.text, message.location]), message])).values()]
+
+/** esbuild's errors as the server's overlay shows them (src/server/dev/overlay.ts). */
+const overlayErrors = (errors) => errors.map(({ text, location }) => ({
+  file: location?.file ?? null, line: location?.line ?? null, column: location?.column ?? null, lineText: location?.lineText ?? null, message: text
+}))
+
+/** Writes the files that differ from what is on disk; says whether any did. */
+async function writeChanged (outputFiles) {
+  let changed = false
+  for (const file of outputFiles) {
+    const current = await readFile(file.path).catch(() => null)
+    if (current?.equals(file.contents)) continue
+    await mkdir(dirname(file.path), { recursive: true })
+    await writeFile(file.path, file.contents)
+    changed = true
+  }
+  return changed
+}
+
+/** Deletes what earlier builds wrote in `dir` and this one did not: nothing asks for it any more. */
+async function removeOthers (dir, outputFiles) {
+  const current = new Set(outputFiles.map((file) => file.path))
+  for (const file of await readdir(dir)) if (!current.has(join(dir, file))) await rm(join(dir, file), { force: true })
+}
+
+/**
+ * The development server, one at a time, in a process group of its own (Ctrl-C reaches this loop, which stops it
+ * once), told of each build over IPC. When this loop dies, however, its IPC channel closes and the server stops
+ * (src/server/dev/dev-tools.ts).
+ */
+function developmentServer () {
+  const env = {
+    NODE_ENV: 'development',
+    LOG_PRETTY: 'true',
+    // One pair of secrets for the whole loop, unless set: cookies and forms outlive a restart.
+    SESSION_SECRET: randomBytes(32).toString('base64url'),
+    HONEYPOT_SECRET: randomBytes(32).toString('base64url'),
+    // No load shedding: a busy laptop (a type check, a first render of React's development build) is not an overload.
+    LOAD_SHEDDING_DELAY_MS: '0',
+    ...process.env
+  }
+  let current = null
+  const stop = async () => {
+    const server = current
+    current = null
+    if (!server || server.exitCode !== null || server.signalCode !== null) return
+    const exited = new Promise((resolve) => server.once('exit', resolve))
+    server.kill('SIGTERM')
+    const force = setTimeout(() => server.kill('SIGKILL'), 5000)
+    await exited
+    clearTimeout(force)
+  }
+  return {
+    stop,
+    async restart () {
+      await stop()
+      const server = spawn(process.execPath, [join(serverOut, 'main.js')], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env })
+      server.once('exit', (code, signal) => {
+        if (current !== server) return
+        current = null
+        log(`the server stopped (${signal ?? `exit code ${code}`}); the next good build starts it again`)
+      })
+      current = server
+    },
+    report (errors) {
+      if (current?.connected) current.send({ type: 'build-status', errors })
+    }
+  }
+}
+
+/**
+ * `tsc --watch` beside the build, at the lowest priority. It leaves when this
+ * loop does, however the loop ended: it is adopted by another parent then (its
+ * IPC channel's 'disconnect' did not reach it while tsc was busy).
+ */
+function startTypeChecker () {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+  const leaveWithParent = `const parent = process.ppid; setInterval(() => { if (process.ppid !== parent) process.exit(0) }, 500).unref()`
+  // tsc reads its arguments from the third on: "tsc" stands in for a script name.
+  const checker = spawn(process.execPath, ['-e', `${leaveWithParent}; require(${JSON.stringify(tsc)})`, 'tsc', '--noEmit', '--watch', '--preserveWatchOutput', ...(process.stdout.isTTY ? ['--pretty'] : [])], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  try { setPriority(checker.pid, 19) } catch {}
+  createInterface({ input: checker.stdout }).on('line', (line) => {
+    if (line.trim() && !/Starting (incremental )?compilation|File change detected/.test(line)) console.log(line)
+  })
+  return checker
+}
+
+const server = developmentServer()
+const typeChecker = startTypeChecker()
+let contexts = []
+let failing = false
+
+/**
+ * Builds both anew and serves the result. esbuild's watch only says that
+ * something changed: each context polls on its own, and a page must reload
+ * once, onto a server and browser files of the same sources.
+ */
+async function publish () {
+  const settled = await Promise.allSettled(contexts.map((context) => context.rebuild()))
+  const [client, bundle] = settled.map((result) => result.status === 'fulfilled' ? result.value : result.reason)
+  // A failure that is not esbuild's (it has no errors list) is still one to show.
+  const errors = distinct([client, bundle].flatMap((result) => result.errors ?? [{ text: String(result.message ?? result) }]))
+  const warnings = distinct([client, bundle].flatMap((result) => result.warnings ?? []))
+  const color = Boolean(process.stderr.isTTY)
+  if (warnings.length > 0) process.stderr.write((await esbuild.formatMessages(warnings, { kind: 'warning', color })).join(''))
+  if (errors.length > 0) {
+    failing = true
+    process.stderr.write((await esbuild.formatMessages(errors, { kind: 'error', color })).join(''))
+    server.report(overlayErrors(errors))
+    log('the build failed (above); the last good build is still served')
+    return
+  }
+  await cp(STATIC, clientOut, { recursive: true })
+  const changed = await writeChanged([...client.outputFiles, ...bundle.outputFiles])
+  if (!changed && failing) server.report([])
+  failing = false
+  if (!changed) return
+  await writeFile(manifestPath, JSON.stringify({ ...manifestFrom(client.metafile, await screenModules()), mode: 'development' }, null, 2))
+  await server.restart()
+  await Promise.all([removeOthers(join(clientOut, 'assets'), client.outputFiles), removeOthers(serverOut, bundle.outputFiles)])
+  log('built: a new server starts, open pages reload')
+}
+
+// One publication at a time; changes seen meanwhile are published next, together.
+let publishing = Promise.resolve()
+let queued = false
+let timer = null
+let rebuilding = false
+const schedule = () => {
+  clearTimeout(timer)
+  // An editor's save is several events: build once they have settled.
+  timer = setTimeout(() => {
+    if (queued) return
+    queued = true
+    publishing = publishing.then(async () => {
+      queued = false
+      rebuilding = true
+      try {
+        await publish()
+      } catch (error) {
+        console.error(`the build could not be written: ${error.stack ?? error}`)
+      } finally {
+        rebuilding = false
+      }
+    })
+  }, 30)
+}
+/** Tells of every build esbuild's watch made: publish()'s own rebuilds are not news. */
+const changes = { name: 'changes', setup (build) { build.onEnd(() => { if (!rebuilding) schedule() }) } }
+
+// Whatever was built before is not this loop's: `npm start` must not take it for a production build.
+await Promise.all([rm(clientOut, { recursive: true, force: true }), rm(serverOut, { recursive: true, force: true }), rm(manifestPath, { force: true })])
+// Not written by esbuild (write: false): publish() writes a build only once both built, so a failure leaves the last good one whole.
+contexts = await Promise.all([
+  esbuild.context({ ...developmentClientOptions, write: false, logLevel: 'silent', plugins: [...developmentClientOptions.plugins, changes] }),
+  esbuild.context({ ...serverOptions('development'), outdir: serverOut, write: false, logLevel: 'silent', plugins: [changes] })
+])
+
+let stopping = false
+async function stopAll (reason) {
+  // A second signal does not wait.
+  if (stopping) process.exit(1)
+  stopping = true
+  log(`stopping (${reason})`)
+  typeChecker.kill()
+  await Promise.allSettled([server.stop(), ...contexts.map((context) => context.dispose())])
+  process.exit(0)
+}
+process.on('SIGINT', () => stopAll('SIGINT'))
+process.on('SIGTERM', () => stopAll('SIGTERM'))
+// npm runs this under a shell, which dies on an editor's SIGTERM without passing it on: a new parent means ours is gone.
+const parent = process.ppid
+setInterval(() => { if (process.ppid !== parent) void stopAll('its parent exited') }, 500).unref()
+
+await Promise.all(contexts.map((context) => context.watch()))

@@ -1,0 +1,60 @@
+// Which browser files a document loads: the shell every page needs, and each screen's own chunks by screen id.
+// The server writes its <script>, <link rel="modulepreload"> and stylesheet tags from the manifest made here.
+import { join, relative } from 'node:path'
+import { clientOut, root } from './paths.mjs'
+
+const ENTRY = 'src/client/entry.tsx'
+const STYLES = 'src/ui/styles.css'
+
+/** An output and every chunk it imports statically, transitively (what loading it waits for), itself first. */
+function withStaticImports (metafile, file) {
+  const found = new Set([file])
+  const visit = (output) => {
+    for (const imported of metafile.outputs[output]?.imports ?? []) {
+      if (imported.kind !== 'import-statement' || found.has(imported.path)) continue
+      found.add(imported.path)
+      visit(imported.path)
+    }
+  }
+  visit(file)
+  return [...found]
+}
+
+/** An entry's output and every chunk it imports statically: for the client entry, the shell every document loads. */
+export function initialOutputs (metafile, entryPoint = ENTRY) {
+  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === entryPoint)?.[0]
+  if (!entry) throw new Error(`the build produced no output for ${entryPoint}`)
+  return withStaticImports(metafile, entry)
+}
+
+/**
+ * Each screen's own chunks, by screen id: the chunk esbuild split off for the
+ * screen's view (found by its source module, from screenModules) and what it
+ * imports that the shell does not already load. A screen without a chunk of its
+ * own fails the build: its view would be in the shell, or never preloaded.
+ * @param {Record<string, string>} modules the view's source module by screen id
+ * @returns {Record<string, string[]>}
+ */
+export function screenOutputs (metafile, modules, entryPoint = ENTRY) {
+  const shell = new Set(initialOutputs(metafile, entryPoint))
+  const chunkOf = new Map(Object.entries(metafile.outputs).filter(([, output]) => output.entryPoint).map(([file, output]) => [output.entryPoint, file]))
+  return Object.fromEntries(Object.entries(modules).map(([id, module]) => {
+    const chunk = chunkOf.get(module)
+    // Imported statically too, the view's code moves to a chunk the shell loads, and its own chunk only re-exports it.
+    if (!chunk || shell.has(chunk) || !Object.hasOwn(metafile.outputs[chunk].inputs, module)) throw new Error(`the screen "${id}" has no chunk of its own: ${module} is imported statically by a module the shell loads; import it only from src/screens/index.ts`)
+    return [id, withStaticImports(metafile, chunk).filter((file) => !shell.has(file))]
+  }))
+}
+
+/**
+ * The asset manifest (dist/manifest.json) from the browser build's metafile, as URLs.
+ * @param {Record<string, string>} screens the view's source module by screen id (screenModules)
+ */
+export function manifestFrom (metafile, screens) {
+  const toUrl = (file) => '/' + relative(clientOut, join(root, file)).split('\\').join('/')
+  const styles = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === STYLES)
+  if (!styles) throw new Error('the build produced no stylesheet')
+  const [entry, ...preloads] = initialOutputs(metafile).map(toUrl)
+  const pages = Object.fromEntries(Object.entries(screenOutputs(metafile, screens)).map(([id, files]) => [id, files.map(toUrl)]))
+  return { entry, styles: [toUrl(styles[0])], preloads, pages }
+}

@@ -1,0 +1,41 @@
+// Which source module each screen's view is, by screen id: what the manifest maps to chunks.
+import { relative } from 'node:path'
+import * as esbuild from 'esbuild'
+import { root } from './paths.mjs'
+
+export const REGISTRY = 'src/screens/index.ts'
+const ASKED = Symbol('asked by screen-modules')
+
+/**
+ * Runs the registry (`SCREENS`) with every `import()` answering the file it resolves to, so each screen's view is
+ * found by the module its import names, not by a file-name rule. The registry imports only the kit's types and
+ * identity functions, so running it does nothing else.
+ * @returns {Promise<Record<string, string>>} the view's source path (as esbuild's metafile names it) by screen id
+ */
+export async function screenModules (registry = REGISTRY) {
+  const answerWithPath = {
+    name: 'screen-modules',
+    setup (build) {
+      build.onResolve({ filter: /.*/ }, async ({ path, kind, importer, resolveDir, pluginData }) => {
+        if (kind !== 'dynamic-import' || pluginData === ASKED) return undefined
+        const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: ASKED })
+        if (resolved.errors.length > 0) return { errors: resolved.errors }
+        return { path: relative(root, resolved.path).split('\\').join('/'), namespace: 'screen-module' }
+      })
+      build.onLoad({ filter: /.*/, namespace: 'screen-module' }, ({ path }) => ({ contents: `export default ${JSON.stringify(path)}`, loader: 'js' }))
+    }
+  }
+  const { outputFiles } = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [registry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    plugins: [answerWithPath],
+    logLevel: 'silent'
+  })
+  const { SCREENS } = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`)
+  if (typeof SCREENS !== 'object' || SCREENS === null) throw new Error(`${registry} exports no SCREENS`)
+  return Object.fromEntries(await Promise.all(Object.entries(SCREENS).map(async ([id, entry]) => [id, (await entry.view()).default])))
+}

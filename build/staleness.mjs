@@ -1,0 +1,28 @@
+// Whether dist/ must be built again: npm start and a subset of the tests reuse a build that is still fresh.
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { manifestPath, root } from './paths.mjs'
+
+/** Sources whose change makes a build stale. */
+const SOURCES = ['src', 'static', 'build', 'package.json', 'package-lock.json']
+
+async function newestMtime (path) {
+  const info = await stat(path).catch(() => null)
+  if (!info) return 0
+  if (!info.isDirectory()) return info.mtimeMs
+  let newest = info.mtimeMs
+  for (const entry of await readdir(path, { withFileTypes: true, recursive: true })) {
+    const file = await stat(join(entry.parentPath, entry.name)).catch(() => null)
+    if (file && file.mtimeMs > newest) newest = file.mtimeMs
+  }
+  return newest
+}
+
+export async function isStale () {
+  const built = await stat(manifestPath).catch(() => null)
+  if (!built) return true
+  // npm run dev's build is never the one to serve or test.
+  if (JSON.parse(await readFile(manifestPath, 'utf8')).mode === 'development') return true
+  const sources = await Promise.all(SOURCES.map((source) => newestMtime(join(root, source))))
+  return Math.max(...sources) > built.mtimeMs
+}

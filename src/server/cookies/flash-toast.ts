@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type, type Static } from 'typebox'
+import { Value } from 'typebox/value'
+import type { Toast, ToastType } from '../../shared/page-data.js'
+import { ToastSchema } from '../../shared/toast-schema.js'
+import type { CookieAttributes } from './attributes.js'
+
+/** The flash toast's cookie: set by an action, shown once by the next page; `__Host-` in production. */
+export const FLASH_TOAST_COOKIE = 'en_toast'
+/** Seconds: enough for a redirect on a slow connection. */
+const MAX_AGE = 60
+/** Browsers drop cookies over 4096 bytes (name + value); leave room for the signature and its %-encoding. */
+const MAX_ENCODED_CHARS = 3800
+
+/** Signed with its cookie's name and expiry, so a captured value cannot be replayed later or as another cookie. */
+const SignedSchema = Type.Object({
+  name: Type.String(),
+  expires: Type.Integer(),
+  toast: ToastSchema
+}, { additionalProperties: false })
+
+export interface FlashToastInput {
+  type?: ToastType
+  title?: string
+  description: string
+  id?: string
+}
+
+export interface FlashToasts {
+  readonly cookieName: string
+  /** Returns the toast as the next page will show it; throws TypeError for one that would be refused when read back. */
+  set (reply: FastifyReply, toast: FlashToastInput): Toast
+  /** Reads the toast once and clears it; anything tampered, expired or malformed is null. */
+  take (request: FastifyRequest, reply: FastifyReply): Toast | null
+}
+
+export interface FlashToastOptions {
+  /** The app's (plugins/external/cookies.ts): `__Host-` needs Secure and Path=/, which they give in production. */
+  attributes: CookieAttributes
+  now?: () => number
+}
+
+export function createFlashToasts ({ attributes, now = Date.now }: FlashToastOptions): FlashToasts {
+  const cookieName = attributes.secure ? `__Host-${FLASH_TOAST_COOKIE}` : FLASH_TOAST_COOKIE
+  return {
+    cookieName,
+    set (reply, toast) {
+      const value: Toast = {
+        id: toast.id ?? randomUUID(),
+        type: toast.type ?? 'message',
+        ...(toast.title === undefined ? {} : { title: toast.title }),
+        description: toast.description
+      }
+      if (!Value.Check(ToastSchema, value)) {
+        const [first] = Value.Errors(ToastSchema, value)
+        throw new TypeError(`setFlashToast: invalid toast${first ? ` (${first.instancePath || '/'} ${first.message})` : ''}.`)
+      }
+      const signed: Static<typeof SignedSchema> = { name: cookieName, expires: Math.floor(now() / 1000) + MAX_AGE, toast: value }
+      const encoded = Buffer.from(JSON.stringify(signed), 'utf8').toString('base64url')
+      if (encoded.length > MAX_ENCODED_CHARS) {
+        throw new TypeError(`setFlashToast: the toast is too large for a cookie (${encoded.length} > ${MAX_ENCODED_CHARS} characters encoded).`)
+      }
+      reply.setCookie(cookieName, encoded, { ...attributes, maxAge: MAX_AGE, signed: true })
+      return value
+    },
+    take (request, reply) {
+      const raw = request.cookies[cookieName]
+      if (raw === undefined) return null
+      // Cleared before it is checked, so a tampered or expired value is not sent back again.
+      reply.clearCookie(cookieName, attributes)
+      try {
+        const unsigned = request.unsignCookie(raw)
+        if (!unsigned.valid) return null
+        const data: unknown = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8'))
+        if (!Value.Check(SignedSchema, data) || data.name !== cookieName || data.expires * 1000 <= now()) return null
+        return data.toast
+      } catch {
+        return null
+      }
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import fp from 'fastify-plugin'
+import { Honeypot, type HoneypotOptions } from '../../security/honeypot.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Spam protection for forms: the fields <HoneypotInputs> renders, checked by assertHuman. */
+    honeypot: Honeypot
+  }
+}
+
+export const honeypot = fp<HoneypotOptions>(async (app, options) => {
+  app.decorate('honeypot', new Honeypot(options))
+}, { name: 'honeypot', fastify: '5.x' })

@@ -1,0 +1,145 @@
+import type { FastifyReply } from 'fastify'
+import fp from 'fastify-plugin'
+import type { PageData, PageState, RequestInfo } from '../../../shared/page-data.js'
+import { hintCheckScriptFor } from '../../../shared/hint-check-script.js'
+import { Document } from '../../../ui/document.js'
+import { HintScriptSource } from '../../../ui/theme.js'
+import { SYSTEM_SCREENS } from '../../../ui/define-screen.js'
+import { ScreenTableContext } from '../../../ui/screen-table.js'
+import { pageAssets, type AssetManifest } from '../../rendering/assets.js'
+import { publicEnv, type Env } from '../../env.js'
+import { STATUSES } from '../../errors.js'
+import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../../rendering/render-cache.js'
+import { renderToHtml, sendDocument, type Delivery, type RenderOptions } from '../../rendering/render.js'
+import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-parts.js'
+import { negotiateEncoding } from '../../rendering/document-encoding.js'
+import { requestSignal } from '../../http/request-abort.js'
+import { runsScripts } from '../../http/script-evidence.js'
+import { DeferredPartsContext } from '../../../ui/await.js'
+import { readRequestInfo } from '../../http/request-info.js'
+import { addVary } from '../../http/negotiation.js'
+import { advertiseClientHints } from '../../http/client-hints.js'
+import type { DevTools } from '../../dev/dev-tools.js'
+import type { LoadedScreens } from '../../screens/load-screens.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    renderCache: RenderCache
+  }
+  interface FastifyReply {
+    // From the render cache when the same data was rendered before; the reply always ends.
+    // `cause`: what an error page stands in for (shown in development only).
+    sendPage (page: PageState, requestInfo?: RequestInfo, cause?: unknown): void
+  }
+}
+
+export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
+
+export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: { title: STATUSES[500].title } }
+
+/** Written by hand for when even the error document fails to render. */
+const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8"><title>Error | Agent Stack</title></head><body><h1>Something went wrong</h1></body></html>'
+
+export interface PageRenderingOptions {
+  env: Env
+  assets: AssetManifest
+  /** Loaded before the app is built (screens/load-screens.ts): a render never waits for a chunk. */
+  screens: LoadedScreens
+  cache?: RenderCacheOptions
+  devTools?: DevTools | undefined
+}
+
+export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, screens, cache: cacheOptions, devTools }) => {
+  const publicConfig = publicEnv(env)
+  const assetsOf = pageAssets(assets)
+  const cache = new RenderCache(cacheOptions)
+  // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
+  const verifyHits = env.NODE_ENV !== 'production'
+  const uncacheable = new Set(screens.screens.filter(({ view }) => view.cache === false).map(({ id }) => id))
+  // A deferred part is not in the cache key: only a screen that says its parts follow from the rest may be served cached.
+  const deferredCacheable = new Set(screens.screens.filter(({ view }) => view.cacheDeferred === true).map(({ id }) => id))
+  const noParts: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
+  const element = (data: PageData, nonce: string, parts = noParts) => (
+    <ScreenTableContext value={screens.registry}>
+      <HintScriptSource value={hintCheckScriptFor}>
+        <DeferredPartsContext value={parts}>
+          <Document data={data} nonce={nonce} />
+        </DeferredPartsContext>
+      </HintScriptSource>
+    </ScreenTableContext>
+  )
+  const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
+  const documentScript = devScript(null)
+
+  function pageData (reply: FastifyReply, page: PageState, requestInfo: RequestInfo | undefined): PageData {
+    const { request } = reply
+    return {
+      env: publicConfig,
+      assets: assetsOf(page.id),
+      requestInfo: requestInfo ?? readRequestInfo(request),
+      honeyProps: app.honeypot.getInputProps(),
+      toast: app.flashToasts.take(request, reply),
+      page
+    }
+  }
+
+  function sendCached (reply: FastifyReply, data: PageData, template: Template, fillings: Fillings) {
+    const html = fillTemplate(template, fillings)
+    reply.status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
+    // A document with deferred parts rendered again would wait for parts that only its first request had.
+    if (verifyHits && !data.page.deferred) {
+      renderToHtml(element(data, fillings.nonce), data, fillings.nonce, documentScript).then((fresh) => {
+        const { id } = data.page
+        if (fresh !== html) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
+      }, () => {})
+    }
+  }
+
+  function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture, deferred: DeferredParts | null) {
+    const { request } = reply
+    const delivery: Delivery = data.requestInfo.isBot ? 'whole' : runsScripts(request) ? 'streamed' : 'held'
+    const signal = () => requestSignal(reply)
+    const encoding = negotiateEncoding(request)
+    const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce, state === data ? deferred?.parts : undefined), state, {
+      status: state.page.status,
+      delivery,
+      timeLimitMs: env.STREAM_TIME_LIMIT_MS,
+      nonce,
+      script,
+      capture: state === data ? capture : passThrough(),
+      deferred: state === data ? deferred : null,
+      signal,
+      encoding,
+      onShellFailed
+    })
+    attempt(data, script, (error, componentStack) => {
+      reply.documentFailed()
+      request.log.error({ err: error }, 'the document shell failed to render')
+      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id) }, devScript({ error, componentStack }), (again) => {
+        request.log.error({ err: again }, 'the error document failed to render')
+        reply.status(500).header('Content-Type', 'text/html; charset=utf-8').send(LAST_RESORT)
+      })
+    })
+  }
+
+  app.decorate('renderCache', cache)
+  app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
+    const reply = this
+    const data = pageData(reply, page, requestInfo)
+    // An error page has already said no-store.
+    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
+    addVary(reply, PAGE_VARY)
+    advertiseClientHints(reply.request, reply)
+    const nonce = reply.cspNonce.script
+    const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
+    // A document showing a failure's details (development) is rendered for that failure alone.
+    const script = cause === undefined ? documentScript : devScript({ error: cause })
+    const deferred = page.deferred ? deferredPartsOf(reply) : null
+    const cacheable = !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
+    const key = script === documentScript ? renderCacheKey(data, fillings, cacheable) : null
+    const template = key === null ? undefined : cache.get(key)
+    reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
+    if (template) sendCached(reply, data, template, fillings)
+    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough(), deferred)
+  })
+}, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

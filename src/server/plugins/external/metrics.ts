@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { HoneypotError } from '../../security/honeypot.js'
+import { Metrics, NOT_FOUND_ROUTE } from '../../observability/metrics.js'
+import { documentOutcome, documentTiming } from '../app/document-timing.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Prometheus metrics, or null when they are off (METRICS_PORT unset): callers write `app.metrics?.…`. */
+    metrics: Metrics | null
+  }
+}
+
+/** The route pattern, never the URL: an attacker chooses URLs, and each would become a new series. */
+export function routePattern (request: FastifyRequest): string {
+  return request.is404 ? NOT_FOUND_ROUTE : request.routeOptions.url ?? NOT_FOUND_ROUTE
+}
+
+/** Off, it adds no hook at all: a request pays nothing for metrics nobody scrapes. */
+export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
+  if (!enabled) {
+    app.decorate('metrics', null)
+    return
+  }
+  const recorder = new Metrics({ renderCache: () => app.renderCache.stats, readiness: () => app.readiness })
+  app.decorate('metrics', recorder)
+
+  app.addHook('onError', (request, _reply, error, done) => {
+    if (error.code === 'FST_UNDER_PRESSURE') recorder.loadShed()
+    else if (error.code === 'CROSS_SITE') recorder.crossSiteRefused(routePattern(request))
+    else if (error instanceof HoneypotError) recorder.honeypotRejected(error.code)
+    done()
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    recorder.observeRequest(routePattern(request), request.method, reply.statusCode, reply.elapsedTime / 1000)
+    const timing = documentTiming(reply)
+    if (timing) recorder.documentSent(documentOutcome(timing))
+    done()
+  })
+}, { name: 'metrics', fastify: '5.x', dependencies: ['document-timing', 'page-rendering', 'readiness'] })

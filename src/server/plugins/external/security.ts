@@ -1,0 +1,94 @@
+import type { FastifyReply } from 'fastify'
+import fp from 'fastify-plugin'
+import helmet from 'helmet'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { CSP_REPORT_GROUP, CSP_REPORT_PATH } from '../../security/csp-report.js'
+import type { Env } from '../../env.js'
+import { createNonce } from '../../security/nonce.js'
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** This response's CSP nonce, drawn on first read: a response that never reads it gets a policy without one. */
+    readonly cspNonce: { script: string }
+  }
+}
+
+const NONCE = Symbol('cspNonce')
+type NonceSlot = { [NONCE]: FastifyReply['cspNonce'] | null }
+
+/** Where @openreplay/tracker sends recordings without a self-hosted ingest point. */
+export const DEFAULT_INGEST_ORIGIN = 'https://api.openreplay.com'
+
+export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string {
+  return env.OPENREPLAY_INGEST_POINT ? new URL(env.OPENREPLAY_INGEST_POINT).origin : DEFAULT_INGEST_ORIGIN
+}
+
+// helmet decides the headers once, at start-up, not per request (docs/performance.md); the nonce goes in when a
+// response first reads it.
+export const security = fp<{ env: Env }>(async (app, { env }) => {
+  const production = env.NODE_ENV === 'production'
+  const tracking = Boolean(env.OPENREPLAY_PROJECT_KEY)
+  const placeholder = createNonce()
+  const headers = capture(helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", () => `'nonce-${placeholder}'`],
+        // No inline styles at all: sonner's injected stylesheet is turned off at build time.
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'"],
+        // The tracker posts from a blob: worker to its ingest origin, and needs nothing else (openreplay#302).
+        connectSrc: tracking ? ["'self'", ingestOrigin(env)] : ["'self'"],
+        workerSrc: tracking ? ["'self'", 'blob:'] : ["'self'"],
+        manifestSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        ...(production ? { upgradeInsecureRequests: [] } : {}),
+        // Chromium reads only report-to once both are there; report-uri serves browsers without the Reporting API.
+        reportTo: [CSP_REPORT_GROUP],
+        reportUri: [CSP_REPORT_PATH]
+      }
+    },
+    strictTransportSecurity: production ? { maxAge: 63072000, includeSubDomains: true, preload: true } : false,
+    // frame-ancestors 'none' for older browsers (helmet's SAMEORIGIN would let our pages frame us).
+    xFrameOptions: { action: 'deny' },
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    crossOriginOpenerPolicy: { policy: 'same-origin' },
+    crossOriginEmbedderPolicy: false
+  }))
+  const [beforeNonce, afterNonce = ''] = (headers['content-security-policy'] ?? '').split(` 'nonce-${placeholder}'`)
+  headers['content-security-policy'] = beforeNonce + afterNonce
+  headers['reporting-endpoints'] = `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`
+
+  app.decorateReply(NONCE, null)
+  app.decorateReply('cspNonce', {
+    getter (this: FastifyReply) {
+      const reply = this as FastifyReply & NonceSlot
+      if (reply[NONCE] === null) {
+        const script = createNonce()
+        reply[NONCE] = { script }
+        reply.header('content-security-policy', `${beforeNonce} 'nonce-${script}'${afterNonce}`)
+      }
+      return reply[NONCE]
+    }
+  })
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers)
+    done()
+  })
+}, { name: 'security', fastify: '5.x' })
+
+function capture (middleware: ReturnType<typeof helmet>): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const response = {
+    setHeader (name: string, value: string) { headers[name.toLowerCase()] = value },
+    removeHeader (name: string) { delete headers[name.toLowerCase()] }
+  }
+  middleware({} as IncomingMessage, response as unknown as ServerResponse, (error) => { if (error) throw error })
+  return headers
+}

@@ -1,0 +1,168 @@
+import { PassThrough, Transform } from 'node:stream'
+import type { PageData } from '../../shared/page-data.js'
+import { SecondSighting } from './cache-admission.js'
+
+// Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are
+// cut out as slots. Only a document asked for twice is kept, so one-off pages never push out the popular ones.
+
+export interface Fillings {
+  nonce: string
+  honeypotToken: string
+}
+
+type Slot = keyof Fillings
+
+export interface Template {
+  /** Literal text around the slots: parts.length === slots.length + 1. */
+  parts: string[]
+  slots: Slot[]
+}
+
+export function toTemplate (html: string, fillings: Fillings): Template {
+  const parts: string[] = []
+  const slots: Slot[] = []
+  const names = Object.keys(fillings) as Slot[]
+  let position = 0
+  for (;;) {
+    let next = -1
+    let slot: Slot | undefined
+    for (const name of names) {
+      const found = html.indexOf(fillings[name], position)
+      if (found !== -1 && (next === -1 || found < next)) {
+        next = found
+        slot = name
+      }
+    }
+    if (slot === undefined) break
+    parts.push(html.slice(position, next))
+    slots.push(slot)
+    position = next + fillings[slot].length
+  }
+  parts.push(html.slice(position))
+  return { parts, slots }
+}
+
+export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): string {
+  let html = parts[0] ?? ''
+  for (let index = 0; index < slots.length; index++) html += fillings[slots[index] as Slot] + parts[index + 1]
+  return html
+}
+
+// Null renders every time: a toast shows once, a refused form holds one visitor's answers, and data carrying a
+// filling would become a slot (another visitor's token in place of a URL).
+export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: boolean): string | null {
+  if (!cacheable || data.toast || data.page.form) return null
+  const key = JSON.stringify([data.requestInfo, data.page])
+  return key.includes(fillings.honeypotToken) || key.includes(fillings.nonce) ? null : key
+}
+
+/** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */
+export interface Capture {
+  whole (html: Buffer): void
+  stream (): Transform
+  spoil (): void
+}
+
+export const passThrough = (): Capture => ({ whole () {}, stream: () => new PassThrough(), spoil () {} })
+
+export interface RenderCacheOptions {
+  maxChars?: number
+  /** Larger data is rendered every time: it is unlikely to repeat. */
+  maxKeyChars?: number
+  /** How many keys seen once are remembered, waiting for their second sighting. */
+  admissionMemory?: number
+}
+
+export interface RenderCacheStats {
+  hits: number
+  misses: number
+  evictions: number
+  entries: number
+  chars: number
+}
+
+export class RenderCache {
+  readonly #entries = new Map<string, { template: Template, chars: number }>()
+  readonly #maxChars: number
+  readonly #maxKeyChars: number
+  readonly #sightings: SecondSighting
+  #chars = 0
+  #hits = 0
+  #misses = 0
+  #evictions = 0
+
+  constructor ({ maxChars = 8 * 1024 * 1024, maxKeyChars = 16 * 1024, admissionMemory = 16_384 }: RenderCacheOptions = {}) {
+    this.#maxChars = maxChars
+    this.#maxKeyChars = maxKeyChars
+    this.#sightings = new SecondSighting(admissionMemory)
+  }
+
+  get size (): number {
+    return this.#entries.size
+  }
+
+  get stats (): RenderCacheStats {
+    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#entries.size, chars: this.#chars }
+  }
+
+  get (key: string): Template | undefined {
+    const entry = this.#entries.get(key)
+    if (!entry) {
+      this.#misses++
+      return undefined
+    }
+    this.#hits++
+    this.#entries.delete(key)
+    this.#entries.set(key, entry)
+    return entry.template
+  }
+
+  set (key: string, template: Template): void {
+    if (key.length > this.#maxKeyChars) return
+    const chars = key.length + template.parts.reduce((sum, part) => sum + part.length, 0)
+    if (chars > this.#maxChars) return
+    this.#forget(key)
+    this.#entries.set(key, { template, chars })
+    this.#chars += chars
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#chars <= this.#maxChars) break
+      this.#entries.delete(oldest)
+      this.#chars -= entry.chars
+      this.#evictions++
+    }
+  }
+
+  /** After a miss: whether the document about to be rendered is worth keeping (asked for before, and small enough). */
+  admits (key: string): boolean {
+    return key.length <= this.#maxKeyChars && this.#sightings.seen(key)
+  }
+
+  capture (key: string, fillings: Fillings): Capture {
+    let spoiled = false
+    const keep = (html: Buffer) => { if (!spoiled) this.set(key, toTemplate(html.toString('utf8'), fillings)) }
+    return {
+      whole: keep,
+      stream () {
+        const chunks: Buffer[] = []
+        return new Transform({
+          transform (chunk: Buffer, _encoding, done) {
+            chunks.push(chunk)
+            done(null, chunk)
+          },
+          flush (done) {
+            keep(Buffer.concat(chunks))
+            done()
+          }
+        })
+      },
+      spoil () { spoiled = true }
+    }
+  }
+
+  #forget (key: string): void {
+    const entry = this.#entries.get(key)
+    if (!entry) return
+    this.#entries.delete(key)
+    this.#chars -= entry.chars
+  }
+}

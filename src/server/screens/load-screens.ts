@@ -1,0 +1,58 @@
+import type { TObject } from 'typebox'
+import type { ScreenRegistry, ScreenView } from '../../ui/define-screen.js'
+import { loadScreen } from '../../ui/screen-table.js'
+import { defineFormRoute, type FormRoute } from '../forms/define-form-route.js'
+import type { ScreenAction } from './action.js'
+import type { LoaderTable, PageLoader } from './loader.js'
+
+/** What a screen's .server.ts may export; anything else it exports (constants for its tests) is its own. */
+interface ServerModule {
+  loader?: PageLoader<any>
+  action?: ScreenAction<TObject>
+}
+
+export interface Screen {
+  id: string
+  view: ScreenView<any>
+}
+
+/** The registry as the server runs it: every view loaded, and the loaders and form routes of the server modules. */
+export interface LoadedScreens {
+  registry: ScreenRegistry
+  screens: readonly Screen[]
+  loaders: LoaderTable
+  forms: readonly FormRoute[]
+}
+
+// Loaded once, before the app listens: a render never waits for a chunk, and a screen written wrong stops start-up
+// with its id named, not a visitor's request.
+export async function loadScreens (registry: ScreenRegistry): Promise<LoadedScreens> {
+  const loaded = await Promise.all(Object.entries(registry).map(async ([id, entry]) => {
+    const view = await loadScreen(entry)
+    const component = (view as Partial<ScreenView> | undefined)?.component
+    if (typeof component !== 'function' && (typeof component !== 'object' || component === null)) {
+      throw new TypeError(`the screen "${id}": its view must \`export default defineScreen({ component, … })\``)
+    }
+    const server = entry.server ? await entry.server() as ServerModule : {}
+    if (entry.server && server.loader === undefined && server.action === undefined) {
+      throw new TypeError(`the screen "${id}": its server module exports neither \`loader\` nor \`action\``)
+    }
+    if (server.loader !== undefined && typeof server.loader !== 'function') throw new TypeError(`the screen "${id}": its \`loader\` is not a function`)
+    return { id, view, server }
+  }))
+
+  const byPath = new Map<string, string>()
+  for (const { id, view } of loaded) {
+    if (!view.path) continue
+    const other = byPath.get(view.path)
+    if (other !== undefined) throw new TypeError(`the screens "${other}" and "${id}" have the same path, ${view.path}`)
+    byPath.set(view.path, id)
+  }
+
+  return {
+    registry,
+    screens: loaded.map(({ id, view }) => ({ id, view })),
+    loaders: new Map(loaded.flatMap(({ id, server }) => server.loader ? [[id, server.loader as PageLoader]] : [])),
+    forms: loaded.flatMap(({ id, view, server }) => server.action ? [defineFormRoute({ ...server.action, page: { id, ...(view.path ? { path: view.path } : {}) } })] : [])
+  }
+}

@@ -1,0 +1,25 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { RequestInfo } from '../../shared/page-data.js'
+
+/** A loader gets the request (and the app's services as `request.server` decorators) and the reply. */
+export interface LoaderContext {
+  request: FastifyRequest
+  reply: FastifyReply
+  url: URL
+  requestInfo: RequestInfo
+  /** Fires when the client goes away or the document's time limit passes: hand it to slow work so it stops. */
+  signal: AbortSignal
+}
+
+/**
+ * Runs once per visit; what it returns must survive JSON (it hydrates the browser), except promises at the top level
+ * of the object: those parts are deferred, streamed to the browser as they settle (docs/streaming.md).
+ */
+export type PageLoader<Data = unknown> = (context: LoaderContext) => Data | Promise<Data>
+
+export type LoaderTable = ReadonlyMap<string, PageLoader>
+
+/** A screen's loader, `export const loader = defineLoader<Data>(…)` in its .server.ts: the type ties it to its view's data. */
+export function defineLoader<Data> (load: PageLoader<Data>): PageLoader<Data> {
+  return load
+}

@@ -1,0 +1,24 @@
+import { createElement } from 'react'
+import t from 'tap'
+import { SCREENS } from '../../src/screens/index.js'
+import { loadScreens } from '../../src/server/screens/load-screens.js'
+import { screen } from '../helpers/screens.js'
+
+const view = { path: '/one', component: () => createElement('p', null, 'one') }
+
+t.test('the registry as the server runs it: each view loaded, loaders and form routes from the server modules', async (t) => {
+  const loader = () => ({ n: 1 })
+  const loaded = await loadScreens({ ...SCREENS, one: screen(view, { loader }) })
+  t.same(loaded.screens.map(({ id }) => id).sort(), ['client-error', 'home', 'not-found', 'one', 'server-error'])
+  t.equal(loaded.loaders.get('one'), loader)
+  t.same([...loaded.loaders.keys()], ['one'], 'only screens with a loader have one')
+  t.same(loaded.forms, [], 'no screen has a form')
+})
+
+t.test('a screen written wrong stops start-up with its id named', async (t) => {
+  await t.rejects(loadScreens({ odd: { view: async () => ({ default: {} as never }) } }), /the screen "odd": its view must `export default defineScreen/)
+  await t.rejects(loadScreens({ odd: screen(view, { helpers: 1 }) }), /the screen "odd": its server module exports neither `loader` nor `action`/)
+  await t.rejects(loadScreens({ odd: screen(view, { loader: 'data' }) }), /the screen "odd": its `loader` is not a function/)
+  await t.rejects(loadScreens({ one: screen(view), two: screen(view) }), /the screens "one" and "two" have the same path, \/one/)
+  await t.rejects(loadScreens({ odd: screen({ component: view.component }, { action: { schema: {}, handle () {} } }) }), /has no path/, 'a form needs an address')
+})
