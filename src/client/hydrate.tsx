@@ -1,5 +1,6 @@
 import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
+import { DeferredPartsContext } from '../ui/await.js'
 import { Document } from '../ui/document.js'
 import { SCREENS } from '../screens/index.js'
 import type { ScreenRegistry } from '../ui/define-screen.js'
@@ -7,6 +8,7 @@ import { loadScreen, screenEntry, ScreenTableContext } from '../ui/screen-table.
 import { SPECULATION_RULES_ID, SpeculationRulesSource } from '../ui/speculation-rules.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
+import { takeDeferredParts } from './deferred-store.js'
 import { readPageData } from './page-data.js'
 import { startTrackerWhenIdle } from './start-tracker.js'
 
@@ -34,6 +36,7 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
   // The server's check script, as rendered: hydration renders the same text without the code that builds it.
   const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
   const readHintScript = () => hintScript
+  const deferredParts = takeDeferredParts(data.page.deferred ?? [])
   const speculationRules = document.getElementById(SPECULATION_RULES_ID)?.textContent ?? ''
 
   hydrateRoot(
@@ -43,7 +46,9 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
         <ScreenTableContext value={screens}>
           <HintScriptSource value={readHintScript}>
             <SpeculationRulesSource value={speculationRules}>
-              <Document data={data} nonce={nonce} />
+              <DeferredPartsContext value={deferredParts}>
+                <Document data={data} nonce={nonce} />
+              </DeferredPartsContext>
             </SpeculationRulesSource>
           </HintScriptSource>
         </ScreenTableContext>

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import t from 'tap'
-import { fileBlocks, normalized, withoutExtension } from '../helpers/doc-blocks.js'
+import { asShownIn, assertBlocksAreFixtures, fileBlocks, normalized } from '../helpers/doc-blocks.js'
 
 /**
  * docs/building-a-screen.md shows a screen, its server module, its registry line and its test at the paths a product
@@ -24,23 +24,14 @@ const STAND_INS: Record<string, string> = {
   'test/helpers/app': 'test/fixtures/newsletter/app'
 }
 
-/** A path of the guide resolves to its fixture's; a fixture's path is already where the code lives. */
-const fixtureOf: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(FIXTURES).map(([shown, fixture]) => [withoutExtension(shown), withoutExtension(fixture)])),
-  ...STAND_INS
-}
-const asShown = (resolved: string) => fixtureOf[resolved] ?? resolved
+const asShown = asShownIn(FIXTURES, STAND_INS)
 const asRun = (resolved: string) => resolved
 
 const read = (path: string) => readFile(join(ROOT, path), 'utf8')
 const blocksOf = async () => fileBlocks(GUIDE, await read(GUIDE))
 
 t.test('the guide\'s screen, server module and test are the code the tests run', async (t) => {
-  const blocks = await blocksOf()
-  t.same([...blocks.keys()].filter((path) => path in FIXTURES).sort(), Object.keys(FIXTURES).sort(), 'the guide shows each file')
-  for (const [shown, fixture] of Object.entries(FIXTURES)) {
-    t.equal(normalized(blocks.get(shown) ?? '', shown, asShown), normalized(await read(fixture), fixture, asRun), `${shown} is ${fixture}`)
-  }
+  await assertBlocksAreFixtures(t, GUIDE, FIXTURES, STAND_INS)
 })
 
 t.test('the guide\'s registry is the app\'s, with the newsletter\'s line as the fixture registers it', async (t) => {
