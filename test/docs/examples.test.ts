@@ -15,6 +15,9 @@ import { ROOT } from '../helpers/dockerfile.js'
  * project, which must then type-check, build, and pass the tests among them.
  */
 
+// Each document's files type-check, build and run in a copy of their own: minutes, not the suite's two.
+t.setTimeout(15 * 60_000)
+
 const blocks = allCodeBlocks(ROOT)
 const require = createRequire(import.meta.url)
 const tap = join(dirname(require.resolve('tap/package.json')), require('tap/package.json').bin.tap)
