@@ -1,4 +1,5 @@
 import { defineScreen } from '../ui/define-screen.js'
+import { useHasScreen } from '../ui/screen-table.js'
 
 export default defineScreen<null>({
   path: '/',
@@ -8,6 +9,8 @@ export default defineScreen<null>({
       <main className='home'>
         <h1>Agent Stack</h1>
         <p>The shell every screen of Agent Stack is rendered in.</p>
+        {/* Shown while the registry lists the examples, so removing them leaves no dead link. */}
+        {useHasScreen('examples') ? <p><a href='/examples'>See it at work in the examples</a>.</p> : null}
       </main>
     )
   }

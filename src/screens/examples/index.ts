@@ -1,0 +1,9 @@
+/**
+ * The example screens, as registry lines: src/screens/index.ts spreads them into SCREENS. Removing the examples is
+ * deleting this folder and that line with its import (docs/examples.md); the home page's link to them goes with the registry line.
+ */
+export const EXAMPLES = {
+  examples: { view: () => import('./examples.js') },
+  'examples-form': { view: () => import('./form.js'), server: () => import('./form.server.js') },
+  'examples-time': { view: () => import('./time.js'), server: () => import('./time.server.js') }
+}
