@@ -1,7 +1,7 @@
 // What npm run bench and npm run soak share: the app started as in production
-// and pinned to core 0, autocannon (bench/load.mjs, one process for every run)
-// pinned to core 1, and the readings of both taken from /proc. Every process
-// started here is stopped when the importing script exits.
+// and pinned to core 0, wrk (bench/wrk.mjs) pinned to core 1, and the
+// server's readings taken from /proc. Every process started here is stopped
+// when the importing script exits.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
@@ -10,6 +10,7 @@ import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runWrk } from './wrk.mjs'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const SERVER_CORE = '0'
@@ -78,34 +79,53 @@ const appEnv = (port, env = {}) => ({
   ...env
 })
 
-const PROBE = join(root, 'bench', 'cache-outcome-probe.mjs')
+const PROBE = join(root, 'bench', 'app-probe.mjs')
 
 /**
  * Starts the built app as production runs it (plus `env`), on its own core,
- * with the bench's probe of the render cache (cacheOutcomes); resolves once
- * it answers its health check.
+ * with the bench's probe (cacheOutcomes, cpuUsageMicros); resolves once it
+ * answers its health check. `script` runs another entry of the same build
+ * (bench/stream-app.mjs).
  */
-export async function startApp (env = {}) {
+export async function startApp (env = {}, { script = 'dist/server/main.js' } = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
+  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, script], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
   await waitForHealth(url, child)
   return { url, child }
 }
 
-/** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
-export function cacheOutcomes (child) {
+/** Starts another server (the peer) on the servers' core, with PORT and HOST; resolves once it answers its health check. */
+export async function startServer ({ script, cwd, env = {} }) {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = pinned(SERVER_CORE, [script], { cwd, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' } })
+  await waitForHealth(url, child)
+  return { url, child }
+}
+
+/** One answer of the app's probe (bench/app-probe.mjs) to `question`, read from its `key`. */
+function askProbe (child, question, key) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error('the app\'s cache-outcome probe did not answer')) }, 5000)
+    const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error(`the app's probe did not answer ${question}`)) }, 5000)
     const onMessage = (message) => {
-      if (!message?.cacheOutcomes) return
+      if (!message?.[key]) return
       clearTimeout(timer)
       child.off('message', onMessage)
-      resolve(message.cacheOutcomes)
+      resolve(message[key])
     }
     child.on('message', onMessage)
-    child.send('cache-outcomes')
+    child.send(question)
   })
+}
+
+/** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
+export const cacheOutcomes = (child) => askProbe(child, 'cache-outcomes', 'cacheOutcomes')
+
+/** A server's CPU time so far (the app's probe, or a ceiling's answer), user and system, in µs. */
+export const cpuUsageMicros = async (child) => {
+  const { user, system } = await askProbe(child, 'cpu-usage', 'cpuUsage')
+  return user + system
 }
 
 /** One GET on a fresh connection: its status once the whole body is in. */
@@ -159,55 +179,19 @@ export async function rssMiB (pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
 }
 
-let generator = null
-
-/** The load generator (bench/load.mjs), started on first use and kept for every run after. */
-function loadGenerator () {
-  if (generator === null) {
-    generator = pinned(GENERATOR_CORE, [join(root, 'bench/load.mjs')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-    generator.once('exit', () => { generator = null })
-  }
-  return generator
-}
-
-/** The generator's answer to one run, or an error if it stops before answering. */
-function nextAnswer (child, what) {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message) => {
-      child.off('exit', onExit)
-      if (message.error) reject(new Error(`the load generator failed for ${what}: ${message.error}`))
-      else resolve(message)
-    }
-    const onExit = (code) => {
-      child.off('message', onMessage)
-      reject(new Error(`the load generator exited (${code}) during ${what}`))
-    }
-    child.once('message', onMessage)
-    child.once('exit', onExit)
-  })
-}
-
 /**
- * One autocannon run (its options as autocannon takes them) on the generator's
- * core: its result, the CPU seconds the server spent, and how busy the server
- * and the generator were, in cores.
+ * One wrk run (bench/wrk.mjs: a route, or a mix with a pause before each
+ * request) on the generator's core against the server `serverPid`: its
+ * readings, plus the CPU seconds the server spent, how busy that kept its
+ * core, and its CPU µs per request.
  */
-export async function generateLoad (what, options, serverPid) {
-  const child = loadGenerator()
-  const [serverBefore, generatorBefore] = await Promise.all([cpuTicks(serverPid), cpuTicks(child.pid)])
-  const started = Date.now()
-  const answer = nextAnswer(child, what)
-  child.send(options)
-  const result = await answer
-  const seconds = (Date.now() - started) / 1000
-  const [serverAfter, generatorAfter] = await Promise.all([cpuTicks(serverPid), cpuTicks(child.pid)])
-  const serverCpuSeconds = (serverAfter - serverBefore) / 100
-  return {
-    result,
-    serverCpuSeconds,
-    serverCpu: serverCpuSeconds / seconds,
-    generatorCpu: (generatorAfter - generatorBefore) / 100 / seconds
-  }
+export async function measureLoad (url, route, { connections, seconds, stopAfter, mix, delayMs }, serverPid) {
+  const before = await cpuTicks(serverPid)
+  const started = performance.now()
+  const result = await runWrk({ url, route, mix, delayMs, connections, seconds: seconds ?? 60, stopAfter, core: GENERATOR_CORE })
+  const wallSeconds = (performance.now() - started) / 1000
+  const serverCpuSeconds = (await cpuTicks(serverPid) - before) / 100
+  return { ...result, serverCpu: serverCpuSeconds / wallSeconds, cpuMicros: serverCpuSeconds * 1e6 / Math.max(1, result.requests) }
 }
 
 /** A stand-in OTLP/HTTP collector that reads and drops every export, for the traced variant. */

@@ -1,54 +1,72 @@
 // npm run bench: the app against its ceiling, side by side, on this machine;
-// then the render cache under a flood of one-off addresses, the time from
-// process start to readiness (and to the first page), and the JavaScript a
-// visit loads first.
+// then a streamed page's time to head and CPU, the render cache under a flood
+// of one-off addresses, the time from process start to readiness, and the
+// JavaScript a visit loads first. docs/performance.md describes the method.
 //
-// The app and the ceiling (bench/ceiling.mjs: the same responses, precomputed)
-// run pinned to core 0, the load generator to core 1, so they do not fight for
-// a core. Rounds interleave app and ceiling so that machine noise hits both.
+//   npm run bench                   the full run (about eight minutes; ten with --peers)
+//   npm run bench -- --short        a few rounds of everything, to try the bench itself; not a result
+//   npm run bench -- --peers        also React Router 7 (bench/peers/react-router/), installed on first use
+//
+// Servers run pinned to core 0, wrk to core 1, so they do not fight for a
+// core. Rounds interleave the servers so that machine noise hits each alike.
 // Everything listens on 127.0.0.1 and is stopped at the end.
 import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { manifestPath } from '../build/paths.mjs'
 import { sizesOf } from '../build/sizes.mjs'
-import { combineTallies, generatorBound, hitRatio, median, memoryFlat, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from './targets.mjs'
-import { cacheOutcomes, freePort, generateLoad, pinned, root, rssMiB, SERVER_CORE, runMain, startApp, startOtlpSink, timeStartup, VISITOR_COOKIES } from './harness.mjs'
+import { PEER_SERVER, preparePeer } from './peer.mjs'
+import { CEILING_SHARE_OF_BARE, ceilingCheck, combineTallies, generatorBound, hitRatio, javascriptStatus, median, memoryFlat, pairedCost, pairedRatio, percentile, runVerdict, startupStatus, streamCostStatus, TARGETS, targetStatus, timeToHeadStatus, totalTally } from './targets.mjs'
+import { cacheOutcomes, cpuUsageMicros, freePort, GENERATOR_CORE, measureLoad, pinned, root, rssMiB, runMain, SERVER_CORE, startApp, startOtlpSink, startServer, timeStartup, VISITOR_COOKIES } from './harness.mjs'
+import { ensureWrk } from './wrk.mjs'
+
+const FLAGS = new Set(process.argv.slice(2))
+for (const flag of FLAGS) {
+  if (flag === '--short' || flag === '--peers') continue
+  console.error(`npm run bench takes --short and --peers, not ${flag}`)
+  process.exit(1)
+}
+const SHORT = FLAGS.has('--short')
+const PEERS = FLAGS.has('--peers')
+const setting = (name, full, short) => Number(process.env[name] ?? (SHORT ? short : full))
 
 // Many short pairs rather than a few long ones: on a shared machine the noise
 // between two runs a second apart is as large as between runs of 3 s, so more
-// pairs in the same time narrow the median ratio.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30)
-const DURATION = Number(process.env.BENCH_DURATION ?? 1)
-const WARMUP = 2
-const CONNECTIONS = 16
-/** package.json's config, which the size-budget test (test/build/size-budget.test.ts) also enforces. */
-const INITIAL_JS_BUDGET_KIB = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).config.initialJavaScriptBudgetKiB
+// pairs in the same time narrow the median ratio. wrk counts whole seconds.
+const ROUNDS = setting('BENCH_ROUNDS', 30, 3)
+const DURATION = Math.max(1, Math.round(setting('BENCH_DURATION', 1, 1)))
+const WARMUP = SHORT ? 1 : 2
+/** The rounds' connection count, and the two the ceiling is checked at: enough for wrk to keep one core busy. */
+const CONNECTIONS = 64
+const CHECK_CONNECTIONS = [16, 64]
+const CHECK_REPEATS = setting('BENCH_CHECK_REPEATS', 3, 1)
 
 const PAGE_HEADERS = { cookie: VISITOR_COOKIES, accept: 'text/html' }
 // The same visitor every time: served from the render cache.
-const HOME = { method: 'GET', path: '/', headers: PAGE_HEADERS, target: 0.5 }
+const HOME = { method: 'GET', path: '/', headers: PAGE_HEADERS, target: TARGETS.cachedPage }
 
 // Each route runs against one server: the app as npm start runs it, or a
 // variant (the same build with metrics or tracing on) measured against the
 // same ceiling. Server-Timing is on everywhere: every document carries it.
+// `peer`: React Router answers it too (--peers).
 const ALL_ROUTES = [
-  { name: 'GET /', ...HOME },
+  { name: 'GET /', ...HOME, peer: true },
   { name: 'GET / (metrics on)', ...HOME, server: 'metrics', costOver: 'GET /' },
   // Opt-in (BENCH_TRACING=1): a minute more, for the cost the README quotes.
   ...(process.env.BENCH_TRACING === '1' ? [{ name: 'GET / (tracing on)', ...HOME, server: 'tracing', costOver: 'GET /' }] : []),
   // A new address every time, as a page with per-visitor data: rendered for each request.
-  { name: 'GET /?unique=N', method: 'GET', path: '/', addresses: { kind: 'unique' }, queryParameter: 'unique', headers: PAGE_HEADERS, target: 0.2 },
-  { name: 'GET /resources/healthcheck', method: 'GET', path: '/resources/healthcheck', headers: {}, target: 0.8 },
+  { name: 'GET /?unique=N', method: 'GET', path: '/', addresses: { kind: 'unique' }, queryParameter: 'unique', headers: PAGE_HEADERS, target: TARGETS.renderedPerRequest, peer: true },
+  { name: 'GET /resources/healthcheck', method: 'GET', path: '/resources/healthcheck', headers: {}, target: TARGETS.healthCheck, peer: true },
   {
     name: 'POST /resources/theme-switch',
     method: 'POST',
     path: '/resources/theme-switch',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', cookie: VISITOR_COOKIES },
     body: 'theme=light&redirectTo=%2F',
-    target: 0.8
+    target: TARGETS.themeSwitch,
+    peer: true
   }
 ]
 
@@ -59,27 +77,36 @@ const ALL_ROUTES = [
  * cache; measured on the app alone, after a warm-up that asks for each
  * popular address about seven times (a document is kept on its second sighting).
  */
-const MIXED = { name: 'GET / 90 % popular, 10 % unique', path: '/', headers: PAGE_HEADERS, addresses: { kind: 'mixed', popular: 1500, uniqueShare: 0.1 }, warmupRequests: 12_000, seconds: Number(process.env.BENCH_MIXED_SECONDS ?? 10), popularHitTarget: 0.95 }
+const MIXED = { name: 'GET / 90 % popular, 10 % unique', path: '/', headers: PAGE_HEADERS, addresses: { kind: 'mixed', popular: 1500, uniqueShare: 0.1 }, warmupRequests: 12_000, seconds: setting('BENCH_MIXED_SECONDS', 10, 2), popularHitTarget: 0.95 }
 
-const STARTS = Number(process.env.BENCH_STARTS ?? 10)
-const STARTUP_TARGET_MS = 250
+/** A page whose data takes a second (bench/stream-app.mjs), streamed and whole, in interleaved rounds of STREAM.seconds each. */
+const STREAM = { headers: PAGE_HEADERS, rounds: setting('BENCH_STREAM_ROUNDS', 6, 2), seconds: setting('BENCH_STREAM_SECONDS', 5, 3) }
+
+const STARTS = setting('BENCH_STARTS', 10, 3)
 
 // BENCH_ONLY="GET /" (or several names, comma-separated; "start-up" for the
-// starts) measures only those while profiling; the full run measures all.
+// starts, "streaming" for the streamed page, "ceiling check" for the check of
+// the ceiling against bare http alone, of the routes named or of all) measures
+// only those while profiling; the full run measures all.
 const ONLY = process.env.BENCH_ONLY?.split(',')
-const ROUTES = ONLY ? ALL_ROUTES.filter((route) => ONLY.includes(route.name)) : ALL_ROUTES
+const CHECK_ONLY = ONLY?.includes('ceiling check') ?? false
+const NAMED = ONLY ? ALL_ROUTES.filter((route) => ONLY.includes(route.name)) : ALL_ROUTES
+const ROUTES = CHECK_ONLY && NAMED.length === 0 ? ALL_ROUTES.filter((route) => !route.server) : NAMED
 const MEASURE_STARTUP = !ONLY || ONLY.includes('start-up')
+const MEASURE_STREAMING = !ONLY || ONLY.includes('streaming')
 
 /** Headers that belong to one connection or one moment, not to the response. */
 const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'])
 
-/** What the app answers for each route: the ceiling replays exactly this. */
+/** What the app answers for each route: the ceilings replay exactly this. */
 async function captureFixtures (url) {
   const fixtures = []
   // A variant's requests are the app's own: the ceiling answers them from the same fixture.
   for (const route of ALL_ROUTES.filter((route) => !route.server)) {
     const address = route.queryParameter ? `${route.path}?${route.queryParameter}=fixture` : route.path
-    const response = await fetch(`${url}${address}`, { method: route.method, headers: route.headers, body: route.body, redirect: 'manual' })
+    // fetch asks for gzip unless told otherwise, and hands back the body decoded:
+    // the ceilings would replay plain bytes labelled gzip. wrk asks for no encoding.
+    const response = await fetch(`${url}${address}`, { method: route.method, headers: { 'accept-encoding': 'identity', ...route.headers }, body: route.body, redirect: 'manual' })
     const headers = {}
     for (const [name, value] of response.headers) if (!TRANSIENT_HEADERS.has(name)) headers[name] = value
     const setCookies = response.headers.getSetCookie()
@@ -91,73 +118,166 @@ async function captureFixtures (url) {
   return fixtures
 }
 
-/** Runs the generator on its own core for `length` (seconds, or { amount } requests); returns its result and how busy each side was. */
-async function load (url, route, length, serverPid) {
-  const options = { url: `${url}${route.path}`, path: route.path, addresses: route.addresses, method: route.method, headers: route.headers, body: route.body, connections: CONNECTIONS, ...(typeof length === 'number' ? { duration: length } : length) }
-  const { result, serverCpu, serverCpuSeconds, generatorCpu } = await generateLoad(route.name, options, serverPid)
-  const badStatus = Object.entries(result.statusCodeStats ?? {})
-    .filter(([status]) => Number(status) < 200 || Number(status) >= 400)
-    .reduce((sum, [, stats]) => sum + stats.count, 0)
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    badStatus,
-    serverCpu,
-    cpuMicros: serverCpuSeconds * 1e6 / result.requests.total,
-    generatorCpu
+/** Whether the peer answers a route as the app does, before its figures are put beside the app's. */
+async function checkPeer (url) {
+  for (const route of ALL_ROUTES.filter((route) => route.peer)) {
+    const address = route.queryParameter ? `${route.path}?${route.queryParameter}=check` : route.path
+    const response = await fetch(`${url}${address}`, { method: route.method, headers: route.headers, body: route.body, redirect: 'manual' })
+    const body = await response.text()
+    const expected = route.method === 'POST' ? 303 : 200
+    if (response.status !== expected) throw new Error(`the peer answered ${route.name} with ${response.status}, not ${expected}`)
+    if (route.path === '/' && !/<html lang="en" class="dark">/.test(body)) throw new Error('the peer\'s document lacks the visitor\'s theme class on <html>')
   }
 }
+
+/** One wrk run for a route on one server, at `connections`, for `seconds` (or until `stopAfter` responses). */
+const load = (server, route, { connections = CONNECTIONS, seconds = DURATION, stopAfter } = {}) => measureLoad(server.url, route, { connections, seconds, stopAfter }, server.pid)
+
+const round1 = (value) => Number(value.toFixed(1))
+const round2 = (value) => Number(value.toFixed(2))
 
 function summarize (runs) {
   return {
     rps: Math.round(median(runs.map((run) => run.rps))),
     rpsByRound: runs.map((run) => Math.round(run.rps)),
     cpuMicrosByRound: runs.map((run) => Number(run.cpuMicros.toFixed(1))),
-    p50: median(runs.map((run) => run.p50)),
-    p99: median(runs.map((run) => run.p99)),
+    p50: round2(median(runs.map((run) => run.p50))),
+    p99: round2(median(runs.map((run) => run.p99))),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
     badStatus: runs.reduce((sum, run) => sum + run.badStatus, 0),
-    serverCpu: Number(median(runs.map((run) => run.serverCpu)).toFixed(2)),
-    generatorCpu: Number(median(runs.map((run) => run.generatorCpu)).toFixed(2))
+    serverCpu: round2(median(runs.map((run) => run.serverCpu))),
+    generatorCpu: round2(median(runs.map((run) => run.generatorCpu)))
   }
 }
 
 const kib = (bytes) => Number((bytes / 1024).toFixed(1))
 
-/** Ten starts of the built app, one after another, before anything else runs: readiness and first page, in ms. */
+/** Starts of the built app, one after another, before anything else runs: readiness and first page, in ms. */
 async function measureStartup () {
   const starts = []
   for (let start = 0; start < STARTS; start++) starts.push(await timeStartup())
   const readyMs = starts.map((run) => Number(run.readyMs.toFixed(1)))
   const firstPageMs = starts.map((run) => Number(run.firstPageMs.toFixed(1)))
   const rounded = (values) => Number(median(values).toFixed(1))
-  return { readyMs, medianReadyMs: rounded(readyMs), firstPageMs, medianFirstPageMs: rounded(firstPageMs), targetMs: STARTUP_TARGET_MS, status: startupStatus(readyMs, STARTUP_TARGET_MS) }
+  return { readyMs, medianReadyMs: rounded(readyMs), firstPageMs, medianFirstPageMs: rounded(firstPageMs), targetMs: TARGETS.startupMs, status: startupStatus(readyMs, TARGETS.startupMs) }
+}
+
+/**
+ * The ceiling checked against Node's own http server replaying the same
+ * bytes, each at both connection counts, alternating which goes first; the
+ * median of CHECK_REPEATS runs of each, in requests/s, and each server's CPU
+ * µs per request at its better count, which a busy machine moves less.
+ */
+async function checkCeiling (route, ceiling, bare) {
+  const readings = { ceiling: {}, bare: {} }
+  const micros = { ceiling: {}, bare: {} }
+  for (const connections of CHECK_CONNECTIONS) {
+    const runs = { ceiling: [], bare: [] }
+    for (let repeat = 0; repeat < CHECK_REPEATS; repeat++) {
+      for (const name of repeat % 2 ? ['bare', 'ceiling'] : ['ceiling', 'bare']) {
+        const server = name === 'bare' ? bare : ceiling
+        const before = await cpuUsageMicros(server.child)
+        const run = await load(server, route, { connections })
+        runs[name].push({ ...run, cpuMicros: (await cpuUsageMicros(server.child) - before) / Math.max(1, run.requests) })
+      }
+    }
+    for (const name of ['ceiling', 'bare']) {
+      readings[name][connections] = Math.round(median(runs[name].map((run) => run.rps)))
+      micros[name][connections] = round1(median(runs[name].map((run) => run.cpuMicros)))
+    }
+  }
+  const check = ceilingCheck(readings.ceiling, readings.bare)
+  return { ...readings, ...check, cpuMicros: { ceiling: micros.ceiling[check.ceilingConnections], bare: micros.bare[check.bareConnections] } }
+}
+
+/** The time-to-head client (bench/time-to-head.mjs) on the generator's core, for one run. */
+async function timeToHead (url, path) {
+  const options = { url, path, headers: STREAM.headers, connections: TARGETS.timeToHead.connections, seconds: STREAM.seconds }
+  const child = pinned(GENERATOR_CORE, [join(root, 'bench/time-to-head.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk) => { output += chunk })
+  const [code] = await once(child, 'exit')
+  if (code !== 0) throw new Error(`the time-to-head client exited with ${code} for ${path}`)
+  return JSON.parse(output)
+}
+
+/**
+ * The streamed page and the same page rendered whole, in interleaved rounds
+ * on one app: when each streamed request's head arrived, and the app's CPU
+ * per request for each (process.cpuUsage, read by the probe around each run).
+ */
+async function measureStreaming () {
+  const { url, child } = await startApp({}, { script: 'bench/stream-app.mjs' })
+  const pages = { streamed: '/bench/streamed', whole: '/bench/whole' }
+  console.log(`streaming: a page whose data takes 1 s, streamed and whole, ${STREAM.rounds} rounds of ${STREAM.seconds} s at ${TARGETS.timeToHead.connections} connections`)
+  for (const path of Object.values(pages)) await timeToHead(url, path)
+  const runs = { streamed: [], whole: [] }
+  for (let round = 0; round < STREAM.rounds; round++) {
+    for (const name of round % 2 ? ['whole', 'streamed'] : ['streamed', 'whole']) {
+      const before = await cpuUsageMicros(child)
+      const run = await timeToHead(url, pages[name])
+      runs[name].push({ ...run, cpuMicros: (await cpuUsageMicros(child) - before) / Math.max(1, run.requests) })
+    }
+  }
+  child.kill('SIGTERM')
+  const pooled = (name, key) => runs[name].flatMap((run) => run[key])
+  const heads = pooled('streamed', 'headMs')
+  const sum = (name, key) => runs[name].reduce((total, run) => total + run[key], 0)
+  const timing = {
+    requests: sum('streamed', 'requests'),
+    errors: sum('streamed', 'errors') + sum('whole', 'errors'),
+    badStatus: sum('streamed', 'badStatus') + sum('whole', 'badStatus'),
+    p50: percentile(heads, 0.5),
+    p99: percentile(heads, 0.99),
+    wholePageP50: percentile(pooled('streamed', 'totalMs'), 0.5)
+  }
+  const cost = streamCostStatus(runs.streamed.map((run) => run.cpuMicros), runs.whole.map((run) => run.cpuMicros), TARGETS.streamCost)
+  return {
+    connections: TARGETS.timeToHead.connections,
+    timeToHead: { ...timing, target: TARGETS.timeToHead, status: timeToHeadStatus(timing, TARGETS.timeToHead) },
+    cpu: {
+      streamedMicrosByRound: runs.streamed.map((run) => Math.round(run.cpuMicros)),
+      wholeMicrosByRound: runs.whole.map((run) => Math.round(run.cpuMicros)),
+      ratio: round2(cost.ratio),
+      target: TARGETS.streamCost,
+      status: cost.status
+    }
+  }
 }
 
 /** The pollution run: the app alone under the 90/10 mix; what the render cache did for each kind of address. */
-async function measureMixed (app, url) {
-  await load(url, MIXED, { amount: MIXED.warmupRequests }, app.pid)
-  const before = await cacheOutcomes(app)
-  const run = await load(url, MIXED, MIXED.seconds, app.pid)
-  const kinds = combineTallies(await cacheOutcomes(app), before, -1)
+async function measureMixed (app) {
+  await load(app, MIXED, { stopAfter: MIXED.warmupRequests, seconds: 60 })
+  const before = await cacheOutcomes(app.child)
+  const run = await load(app, MIXED, { seconds: MIXED.seconds })
+  const kinds = combineTallies(await cacheOutcomes(app.child), before, -1)
   const popular = hitRatio(kinds.popular ?? { hit: 0, miss: 0, bypass: 0 })
   const met = popular !== null && popular > MIXED.popularHitTarget && run.errors === 0 && run.badStatus === 0
   return { rps: Math.round(run.rps), errors: run.errors, badStatus: run.badStatus, kinds, popularHitRatio: popular, uniqueHitRatio: hitRatio(kinds.unique ?? { hit: 0, miss: 0, bypass: 0 }), target: MIXED.popularHitTarget, met }
 }
 
+/** The servers of one route, the first of them turning with the round so each goes first as often. */
+function turnOrder (route, round) {
+  const names = ['app', 'ceiling', ...(PEERS && route.peer ? ['peer'] : [])]
+  const first = round % names.length
+  return [...names.slice(first), ...names.slice(0, first)]
+}
+
 async function main () {
   execFileSync(process.execPath, ['build/cli.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  ensureWrk()
+  if (PEERS) await preparePeer()
 
   let startup = null
   if (MEASURE_STARTUP) {
     console.log(`start-up: ${STARTS} starts of the built app`)
     startup = await measureStartup()
   }
+  const streaming = MEASURE_STREAMING ? await measureStreaming() : null
   if (ROUTES.length === 0) {
-    printStartup(startup)
-    return startup.status === 'met'
+    // BENCH_ONLY named start-up or streaming alone: no server to compare, nothing written.
+    printStreamingAndStartup(streaming, startup)
+    return [streaming?.timeToHead.status, streaming?.cpu.status, startup?.status].every((status) => status === undefined || status === 'met')
   }
 
   const { url: appUrl, child: app } = await startApp()
@@ -173,33 +293,50 @@ async function main () {
     const { url, child } = await startApp({ OTEL_EXPORTER_OTLP_ENDPOINT: await startOtlpSink() })
     servers.tracing = { url, pid: child.pid, child }
   }
+  if (PEERS) {
+    const { url, child } = await startServer(PEER_SERVER)
+    await checkPeer(url)
+    servers.peer = { url, pid: child.pid, child }
+  }
 
   const fixtures = await captureFixtures(appUrl)
   const fixturesPath = join(root, 'bench/results/fixtures.json')
   await mkdir(dirname(fixturesPath), { recursive: true })
   await writeFile(fixturesPath, JSON.stringify(fixtures))
-  const ceilingPort = await freePort()
-  const ceilingUrl = `http://127.0.0.1:${ceilingPort}`
-  const ceiling = pinned(SERVER_CORE, [join(root, 'bench/ceiling.mjs'), fixturesPath, String(ceilingPort)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-  await once(ceiling, 'message')
+  for (const kind of ['fastify', 'http']) {
+    const port = await freePort()
+    const child = pinned(SERVER_CORE, [join(root, 'bench/ceiling.mjs'), fixturesPath, String(port), kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+    await once(child, 'message')
+    servers[kind === 'fastify' ? 'ceiling' : 'bare'] = { url: `http://127.0.0.1:${port}`, pid: child.pid, child }
+  }
+  const serverOf = (route, name) => name === 'app' ? servers[route.server ?? 'app'] : servers[name]
 
-  const ceilingServer = { url: ceilingUrl, pid: ceiling.pid }
-  const targetsOf = (route) => ({ app: servers[route.server ?? 'app'], ceiling: ceilingServer })
   console.log(`warming up (${WARMUP} s per route and server)`)
-  for (const route of ROUTES) for (const target of Object.values(targetsOf(route))) await load(target.url, route, WARMUP, target.pid)
+  for (const route of ROUTES) {
+    for (const name of CHECK_ONLY ? ['ceiling', 'bare'] : ['app', 'ceiling', 'bare', 'peer']) {
+      if ((name === 'bare' && route.server) || (name === 'peer' && !(PEERS && route.peer))) continue
+      await load(serverOf(route, name), route, { seconds: WARMUP })
+    }
+  }
 
-  const runs = Object.fromEntries(ROUTES.map((route) => [route.name, { app: [], ceiling: [] }]))
+  console.log(`checking the ceiling against Node's http server at ${CHECK_CONNECTIONS.join(' and ')} connections`)
+  const ceilingChecks = {}
+  for (const route of ROUTES.filter((route) => !route.server)) ceilingChecks[route.name] = await checkCeiling(route, servers.ceiling, servers.bare)
+  if (CHECK_ONLY) {
+    // The check alone, while working on the ceiling: printed, nothing written.
+    printCeilingChecks(ceilingChecks)
+    return Object.values(ceilingChecks).every((check) => check.valid)
+  }
+
+  const runs = Object.fromEntries(ROUTES.map((route) => [route.name, { app: [], ceiling: [], peer: [] }]))
   const cacheTallies = Object.fromEntries(ROUTES.map((route) => [route.name, {}]))
   const memory = []
   for (let round = 1; round <= ROUNDS; round++) {
     for (const route of ROUTES) {
-      // Each pair in turn order (app first, then ceiling first), so that a machine
-      // speeding up or slowing down during a pair favours neither side.
-      const targets = targetsOf(route)
-      for (const name of round % 2 ? ['app', 'ceiling'] : ['ceiling', 'app']) {
-        const probed = name === 'app' ? targets.app.child : null
+      for (const name of turnOrder(route, round)) {
+        const probed = name === 'app' ? serverOf(route, 'app').child : null
         const before = probed ? await cacheOutcomes(probed) : null
-        runs[route.name][name].push(await load(targets[name].url, route, DURATION, targets[name].pid))
+        runs[route.name][name].push(await load(serverOf(route, name), route))
         if (probed) cacheTallies[route.name] = combineTallies(cacheTallies[route.name], combineTallies(await cacheOutcomes(probed), before, -1))
       }
     }
@@ -207,15 +344,21 @@ async function main () {
     console.log(`round ${round}/${ROUNDS} done, app resident memory ${memory.at(-1)} MiB`)
   }
 
+  const rpsOf = (name, side) => runs[name][side].map((run) => run.rps)
   const routes = {}
   for (const route of ROUTES) {
     const appSummary = summarize(runs[route.name].app)
     const ceilingSummary = summarize(runs[route.name].ceiling)
-    const ratio = Number(pairedRatio(runs[route.name].app.map((run) => run.rps), runs[route.name].ceiling.map((run) => run.rps)).toFixed(3))
+    const ratio = round3(pairedRatio(rpsOf(route.name, 'app'), rpsOf(route.name, 'ceiling')))
     const bound = { app: generatorBound(appSummary), ceiling: generatorBound(ceilingSummary) }
     const status = targetStatus(ratio, route.target, appSummary, bound.ceiling)
     const cache = totalTally(cacheTallies[route.name])
     routes[route.name] = { app: appSummary, ceiling: ceilingSummary, ratio, target: route.target, status, met: status === 'met', generatorBound: bound, cache: { ...cache, hitRatio: hitRatio(cache) } }
+    if (runs[route.name].peer.length > 0) {
+      const peer = summarize(runs[route.name].peer)
+      routes[route.name].peer = { ...peer, ofCeiling: round3(pairedRatio(rpsOf(route.name, 'peer'), rpsOf(route.name, 'ceiling'))), appOverPeer: round3(pairedRatio(rpsOf(route.name, 'app'), rpsOf(route.name, 'peer'))) }
+      bound.peer = generatorBound(peer)
+    }
     if (route.costOver && runs[route.costOver]) {
       routes[route.name].costMicrosPerRequest = Number(pairedCost(runs[route.name].app.map((run) => run.cpuMicros), runs[route.costOver].app.map((run) => run.cpuMicros)).toFixed(1))
     }
@@ -226,84 +369,147 @@ async function main () {
   }
   const memoryHeldFlat = memoryFlat(memory)
 
-  const mixed = process.env.BENCH_ONLY ? null : await measureMixed(app, appUrl)
+  const mixed = process.env.BENCH_ONLY ? null : await measureMixed(servers.app)
 
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8'))
   const sizes = await sizesOf(manifest)
+  const javascript = { shellKiB: kib(sizes.shell.gzip), withHeaviestPageKiB: kib(sizes.initial.gzip) }
   const client = {
     initial: { raw: kib(sizes.initial.raw), gzip: kib(sizes.initial.gzip), brotli: kib(sizes.initial.brotli) },
     shell: { gzip: kib(sizes.shell.gzip) },
     heaviestPage: { id: sizes.heaviestPage.id, gzip: kib(sizes.heaviestPage.gzip) },
     tracker: { raw: kib(sizes.tracker.raw), gzip: kib(sizes.tracker.gzip), brotli: kib(sizes.tracker.brotli) },
-    budgetKiB: INITIAL_JS_BUDGET_KIB,
-    met: kib(sizes.initial.gzip) <= INITIAL_JS_BUDGET_KIB
+    budgets: TARGETS.javascript,
+    status: javascriptStatus(javascript, TARGETS.javascript)
   }
 
-  printTable(routes, memory, memoryHeldFlat, client, startup, mixed)
+  const statuses = [
+    ...Object.values(routes).map((route) => route.status),
+    memoryHeldFlat ? 'met' : 'missed',
+    client.status,
+    startup?.status ?? 'met',
+    mixed === null || mixed.met ? 'met' : 'missed',
+    streaming?.timeToHead.status ?? 'met',
+    streaming?.cpu.status ?? 'met'
+  ]
+  const verdict = runVerdict(Object.values(ceilingChecks), statuses)
+
+  printTable(routes, ceilingChecks, memory, memoryHeldFlat, client, startup, mixed, streaming, verdict)
 
   const results = {
     date: new Date().toISOString(),
+    kind: SHORT ? 'short: a trial of the bench, not a result' : 'full',
     node: process.version,
-    cores: availableParallelism(),
+    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown' },
+    generator: { tool: 'wrk', threads: 1, connections: CONNECTIONS, checkConnections: CHECK_CONNECTIONS, core: GENERATOR_CORE, serverCore: SERVER_CORE },
     rounds: ROUNDS,
     durationSeconds: DURATION,
-    connections: CONNECTIONS,
+    targets: TARGETS,
+    verdict,
+    ceilingChecks,
     startup,
+    streaming,
     routes,
     mixed,
     memory: { rssAfterRoundMiB: memory, flat: memoryHeldFlat },
-    client,
-    allTargetsMet: Object.values(routes).every((route) => route.met) && memoryHeldFlat && client.met && (startup?.status ?? 'met') === 'met' && (mixed?.met ?? true)
+    client
   }
-  await writeFile(join(root, 'bench/results/latest.json'), JSON.stringify(results, null, 2) + '\n')
-  const line = ROUTES.map((route) => {
-    const { app, ratio, status, costMicrosPerRequest } = routes[route.name]
-    const cost = costMicrosPerRequest === undefined ? '' : `, ${costMicrosPerRequest} µs CPU per request over ${route.costOver}`
-    return `${route.name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''}${cost})`
-  }).join('; ')
-  const mixedLine = mixed ? `; popular hit ratio under 10 % unique ${percent(mixed.popularHitRatio)}` : ''
-  await appendFile(join(root, 'bench/HISTORY.md'), `- ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}: ${line}${mixedLine}${startup ? `; start-up ${startup.medianReadyMs} ms, first GET / ${startup.medianFirstPageMs} ms (medians of ${STARTS})` : ''}; memory ${memory[0]} → ${memory.at(-1)} MiB over ${memory.length} rounds (${memoryHeldFlat ? 'flat' : 'GROWING'}); initial JS ${client.initial.gzip} KiB gzip, tracker ${client.tracker.gzip} KiB gzip${results.allTargetsMet ? '' : ' — TARGETS MISSED'}\n`)
-  console.log('\nwritten to bench/results/latest.json and bench/HISTORY.md')
-  return results.allTargetsMet
+  const resultsFile = SHORT ? 'bench/results/short.json' : 'bench/results/latest.json'
+  await writeFile(join(root, resultsFile), JSON.stringify(results, null, 2) + '\n')
+  // Only full runs go into the history: a short run is a trial of the bench.
+  if (!SHORT) await appendFile(join(root, 'bench/HISTORY.md'), historyLine(results))
+  console.log(`\nwritten to ${resultsFile}${SHORT ? '' : ' and bench/HISTORY.md'}`)
+  return verdict === 'met'
 }
 
-const percent = (ratio) => ratio === null ? '—' : `${(ratio * 100).toFixed(1)}%`
+const round3 = (value) => Number(value.toFixed(3))
+const percent = (ratio) => ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(1)}%`
 
-function printStartup (startup) {
-  console.log(`start-up to readiness: median ${startup.medianReadyMs} ms of ${startup.readyMs.length} (${startup.readyMs.join(', ')}) (target ≤ ${startup.targetMs} ms: ${startup.status === 'met' ? 'met' : 'MISSED'})`)
-  console.log(`first GET / after start: median ${startup.medianFirstPageMs} ms (${startup.firstPageMs.join(', ')})`)
+function historyLine (results) {
+  const { routes, startup, streaming, mixed, memory, client, verdict } = results
+  const line = Object.entries(routes).map(([name, { app, ratio, status, costMicrosPerRequest, peer }]) => {
+    const cost = costMicrosPerRequest === undefined ? '' : `, ${costMicrosPerRequest} µs CPU per request over GET /`
+    const beside = peer ? `, ${percent(peer.appOverPeer)} of React Router's` : ''
+    return `${name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''}${beside}${cost})`
+  }).join('; ')
+  const parts = [
+    `${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}, wrk ${results.generator.connections} connections: ${line}`,
+    streaming && `streamed page time to head p50 ${streaming.timeToHead.p50} ms, p99 ${streaming.timeToHead.p99} ms, CPU ${streaming.cpu.ratio}× whole`,
+    mixed && `popular hit ratio under 10 % unique ${percent(mixed.popularHitRatio)}`,
+    startup && `start-up ${startup.medianReadyMs} ms, first GET / ${startup.medianFirstPageMs} ms (medians of ${startup.readyMs.length})`,
+    `memory ${memory.rssAfterRoundMiB[0]} → ${memory.rssAfterRoundMiB.at(-1)} MiB over ${memory.rssAfterRoundMiB.length} rounds (${memory.flat ? 'flat' : 'GROWING'})`,
+    `initial JS: shell ${client.shell.gzip} KiB, with the heaviest page ${client.initial.gzip} KiB gzip`
+  ].filter(Boolean)
+  return `- ${parts.join('; ')}${verdict === 'met' ? '' : verdict === 'void' ? ` — VOID (ceiling below ${CEILING_SHARE_OF_BARE * 100} % of bare http)` : ' — TARGETS MISSED'}\n`
 }
 
 const STATUS_WORDS = { met: 'met', missed: 'MISSED', unproven: 'UNPROVEN (ceiling generator-bound)' }
 
-function printTable (routes, memory, memoryHeldFlat, client, startup, mixed) {
-  const rows = [['route', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx/3xx', 'cache hits', 'app ÷ ceiling', 'target']]
+function printRows (rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
+  console.log('')
+  for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
+}
+
+function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, startup, mixed, streaming, verdict) {
+  const rows = [['route', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx/3xx', 'cache hits', '÷ ceiling', 'app ÷ peer', 'target']]
   for (const [name, route] of Object.entries(routes)) {
-    for (const side of ['app', 'ceiling']) {
+    for (const side of ['app', 'ceiling', 'peer']) {
       const summary = route[side]
+      if (!summary) continue
       rows.push([
         side === 'app' ? name : '',
-        side + (route.generatorBound[side] ? ' (generator-bound)' : ''),
+        side === 'peer' ? 'React Router 7' : side + (route.generatorBound[side] ? ' (generator-bound)' : ''),
         String(summary.rps), String(summary.p50), String(summary.p99), String(summary.errors), String(summary.badStatus),
         side === 'app' ? percent(route.cache.hitRatio) : '',
-        side === 'app' ? `${(route.ratio * 100).toFixed(1)}%` : '',
+        side === 'app' ? percent(route.ratio) : side === 'peer' ? percent(summary.ofCeiling) : '',
+        side === 'app' && route.peer ? `${route.peer.appOverPeer.toFixed(2)}×` : '',
         side === 'app' ? `≥ ${route.target * 100}% ${STATUS_WORDS[route.status]}` : ''
       ])
     }
   }
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
-  console.log('')
-  for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '))
+  printRows(rows)
   for (const [name, route] of Object.entries(routes)) {
     if (route.costMicrosPerRequest !== undefined) console.log(`\n${name}: ${route.costMicrosPerRequest} µs more CPU per request than without (median of the rounds' differences)`)
   }
+
+  printCeilingChecks(ceilingChecks)
+
+  printStreamingAndStartup(streaming, null)
   if (mixed) {
     console.log(`\n${MIXED.name} (app alone, ${MIXED.seconds} s): ${mixed.rps} req/s, popular pages served from the cache ${percent(mixed.popularHitRatio)} (target > ${MIXED.popularHitTarget * 100}%: ${mixed.met ? 'met' : 'MISSED'}), unique ${percent(mixed.uniqueHitRatio)}, errors ${mixed.errors}, non-2xx/3xx ${mixed.badStatus}`)
   }
-  if (startup) printStartup(startup)
+  printStreamingAndStartup(null, startup)
   console.log(`app resident memory after each round: ${memory.join(' → ')} MiB (${memoryHeldFlat ? 'flat' : 'GROWING'})`)
-  console.log(`initial JavaScript: ${client.initial.raw} KiB raw, ${client.initial.gzip} KiB gzip, ${client.initial.brotli} KiB brotli: shell ${client.shell.gzip} + heaviest page "${client.heaviestPage.id}" ${client.heaviestPage.gzip} (budget ${client.budgetKiB} KiB gzip: ${client.met ? 'met' : 'MISSED'})`)
+  console.log(`initial JavaScript, gzip as served: shell ${client.shell.gzip} KiB (budget ${client.budgets.shellKiB}), with the heaviest page "${client.heaviestPage.id}" ${client.initial.gzip} KiB (budget ${client.budgets.withHeaviestPageKiB}): ${STATUS_WORDS[client.status]}; ${client.initial.raw} KiB raw, ${client.initial.brotli} KiB brotli`)
   console.log(`tracker chunk:      ${client.tracker.raw} KiB raw, ${client.tracker.gzip} KiB gzip, ${client.tracker.brotli} KiB brotli (loaded after hydration)`)
+  const verdictWords = {
+    met: 'every target met',
+    missed: 'TARGETS MISSED',
+    void: `VOID: the ceiling reached less than ${CEILING_SHARE_OF_BARE * 100} % of Node's bare http server replaying the same bytes, so its ratios prove nothing`
+  }
+  console.log(`\nverdict: ${verdictWords[verdict]}${SHORT ? ' (a short run: a trial of the bench, not a result)' : ''}`)
+}
+
+/** Each route's check: requests/s at both counts, the share, and the CPU µs per request of each server at its better count. */
+function printCeilingChecks (ceilingChecks) {
+  const rows = [['ceiling check', ...CHECK_CONNECTIONS.map((count) => `ceiling @${count}`), ...CHECK_CONNECTIONS.map((count) => `bare http @${count}`), 'ceiling ÷ bare', `≥ ${CEILING_SHARE_OF_BARE * 100}%`, 'CPU µs/request, ceiling / bare']]
+  for (const [name, check] of Object.entries(ceilingChecks)) {
+    rows.push([name, ...CHECK_CONNECTIONS.map((count) => String(check.ceiling[count])), ...CHECK_CONNECTIONS.map((count) => String(check.bare[count])), percent(check.share), check.valid ? 'ok' : 'VOID', `${check.cpuMicros.ceiling} / ${check.cpuMicros.bare}`])
+  }
+  printRows(rows)
+}
+
+function printStreamingAndStartup (streaming, startup) {
+  if (streaming) {
+    const { timeToHead, cpu } = streaming
+    console.log(`\nstreamed page (data takes 1 s), ${streaming.connections} connections: time to head p50 ${timeToHead.p50} ms, p99 ${timeToHead.p99} ms over ${timeToHead.requests} requests (target p50 < ${timeToHead.target.p50Ms}, p99 < ${timeToHead.target.p99Ms}: ${STATUS_WORDS[timeToHead.status]}); whole document p50 ${timeToHead.wholePageP50} ms; errors ${timeToHead.errors}, bad status ${timeToHead.badStatus}`)
+    console.log(`render CPU per streamed request ÷ the same page rendered whole: ${cpu.ratio}× (${cpu.streamedMicrosByRound.join(', ')} µs ÷ ${cpu.wholeMicrosByRound.join(', ')} µs; target ≤ ${cpu.target}×: ${STATUS_WORDS[cpu.status]})`)
+  }
+  if (startup) {
+    console.log(`start-up to readiness: median ${startup.medianReadyMs} ms of ${startup.readyMs.length} (${startup.readyMs.join(', ')}) (target ≤ ${startup.targetMs} ms: ${STATUS_WORDS[startup.status]})`)
+    console.log(`first GET / after start: median ${startup.medianFirstPageMs} ms (${startup.firstPageMs.join(', ')})`)
+  }
 }
 
 await runMain('bench', main)

@@ -1,28 +1,31 @@
 // npm run soak: the app under steady, moderate, mixed traffic for ten minutes
-// (SOAK_MINUTES to change), to catch what a short bench cannot: memory that
+// (SOAK_MINUTES to change; SOAK_MINUTE_SECONDS shortens each "minute" to try
+// the soak itself), to catch what a short bench cannot: memory that
 // creeps up, latency that drifts, errors that only come with time.
 //
-// The app runs as in production, pinned to core 0; autocannon runs on core 1
-// at a fixed rate (SOAK_RATE requests per second, well below what the app
-// can serve) so latency measures the app rather than a queue. A warm-up
+// The app runs as in production, pinned to core 0; wrk runs on core 1 at a
+// moderate rate (about SOAK_RATE requests per second, well below what the app
+// can serve: each connection pauses before each request) so latency measures
+// the app rather than a queue. A warm-up
 // minute comes first and is left out of the verdict: V8 grows its heap and
 // compiles the hot paths then.
 //
 // Flat means, comparing the last minute with the first after the warm-up:
 //   resident memory grew by at most 10% or 8 MiB, whichever is larger;
 //   p99 latency grew by at most 25% or 5 ms, whichever is larger (at a few
-//   milliseconds a smaller band is below autocannon's resolution and noise);
+//   milliseconds a smaller band is within the noise of a shared machine);
 // and no minute had a connection error, a timeout or an unexpected status.
 // The script exits 1 when any of these fails.
 import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { manifestPath } from '../build/paths.mjs'
-import { GENERATOR_CORE, generateLoad, root, rssMiB, SERVER_CORE, runMain, startApp, VISITOR_COOKIES } from './harness.mjs'
+import { GENERATOR_CORE, measureLoad, root, rssMiB, SERVER_CORE, runMain, startApp, VISITOR_COOKIES } from './harness.mjs'
+import { ensureWrk } from './wrk.mjs'
 
 const MINUTES = positiveInteger('SOAK_MINUTES', 10)
 const RATE = positiveInteger('SOAK_RATE', 200)
 const CONNECTIONS = 10
-const MINUTE_SECONDS = 60
+const MINUTE_SECONDS = Number(process.env.SOAK_MINUTE_SECONDS ?? 60)
 const MEMORY_BAND = { ratio: 0.1, mib: 8 }
 const P99_BAND = { ratio: 0.25, ms: 5 }
 
@@ -61,29 +64,26 @@ async function preflight (url, requests) {
   }
 }
 
+/** Each connection's pause before each request, for about RATE requests/s in all (a response's own time comes on top). */
+const DELAY_MS = Math.max(1, Math.round(CONNECTIONS * 1000 / RATE))
+
 async function minute (label, url, requests, pid, seconds) {
-  const options = {
-    url,
-    requests: requests.map(({ method, path, headers, body }) => ({ method, path, headers, body })),
-    connections: CONNECTIONS,
-    overallRate: RATE,
-    duration: seconds
-  }
-  const { result, serverCpu } = await generateLoad(label, options, pid)
+  const mix = requests.map(({ method, path, headers, body }) => ({ method, path, headers, body }))
+  const run = await measureLoad(url, null, { mix, delayMs: DELAY_MS, connections: CONNECTIONS, seconds }, pid)
   const expected = new Set(requests.map((request) => String(request.status)))
-  const unexpected = Object.entries(result.statusCodeStats ?? {})
+  const unexpected = Object.entries(run.statuses)
     .filter(([status]) => !expected.has(status))
-    .reduce((sum, [, stats]) => sum + stats.count, 0)
+    .reduce((sum, [, count]) => sum + count, 0)
   return {
     label,
-    requests: result.requests.total,
-    rps: Math.round(result.requests.total / seconds),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    max: result.latency.max,
-    errors: result.errors + result.timeouts,
+    requests: run.requests,
+    rps: Math.round(run.requests / seconds),
+    p50: run.p50,
+    p99: run.p99,
+    max: run.max,
+    errors: run.errors,
     unexpected,
-    serverCpu: Number(serverCpu.toFixed(2)),
+    serverCpu: Number(run.serverCpu.toFixed(2)),
     rssMiB: Number((await rssMiB(pid)).toFixed(1))
   }
 }
@@ -99,6 +99,7 @@ function printTable (rows) {
 
 async function main () {
   execFileSync(process.execPath, ['build/cli.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
+  ensureWrk()
   const { entry } = JSON.parse(await readFile(manifestPath, 'utf8'))
   const { url, child } = await startApp()
   const requests = mix(url, entry)

@@ -1,6 +1,23 @@
 // How the bench turns rounds into figures and judges them against targets:
 // pure, so test/bench checks it directly.
 
+/** The targets of issue 27, by measure; the bench prints each against its figure. */
+export const TARGETS = {
+  /** Shares of the ceiling's requests/s. */
+  cachedPage: 0.5,
+  renderedPerRequest: 0.2,
+  healthCheck: 0.8,
+  themeSwitch: 0.8,
+  /** A page whose data takes a second, streamed: when its head arrives, at this many connections. */
+  timeToHead: { connections: 50, p50Ms: 20, p99Ms: 100 },
+  /** Server CPU per streamed request over the same page rendered whole, at most. */
+  streamCost: 1.3,
+  /** Median of ten starts, from spawn to the first 200 from the readiness probe. */
+  startupMs: 250,
+  /** gzip as served: the shell (package.json's config.initialJavaScriptBudgetKiB, which the size test enforces) and the shell with the heaviest page. */
+  javascript: { shellKiB: 70, withHeaviestPageKiB: 72 }
+}
+
 export function median (values) {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
@@ -87,4 +104,62 @@ export function memoryFlat (rssMiB) {
   const firstPeak = Math.max(...rssMiB.slice(0, third))
   const lastPeak = Math.max(...rssMiB.slice(-third))
   return lastPeak <= Math.max(firstPeak * 1.1, firstPeak + 8)
+}
+
+/** The value at or below which `share` (0–1) of `values` lie, by nearest rank: p99 of 200 readings is the 198th. */
+export function percentile (values, share) {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil(share * sorted.length))) - 1]
+}
+
+/** The share of a bare Node http server that the ceiling must reach (issue 27): below it, the run is void. */
+export const CEILING_SHARE_OF_BARE = 0.9
+
+/**
+ * Whether the ceiling was a ceiling. `ceiling` and `bare` map each of the two
+ * connection counts to the requests/s measured there (the Fastify replay and
+ * Node's own http server replaying the same bytes, from the same generator).
+ * Each side is taken at its better count (returned, so that the run can
+ * report each server's CPU there), so that neither is held back by
+ * too few connections; a ceiling below CEILING_SHARE_OF_BARE of the bare
+ * server leaves the ratios measured against it without a floor: the run is void.
+ */
+export function ceilingCheck (ceiling, bare) {
+  const counts = Object.keys(ceiling)
+  if (counts.length < 2 || counts.some((count) => !(count in bare))) throw new Error('ceilingCheck needs both servers at the same two connection counts')
+  const better = (readings) => counts.reduce((best, count) => readings[count] > readings[best] ? count : best)
+  const ceilingConnections = better(ceiling)
+  const bareConnections = better(bare)
+  const bestCeiling = ceiling[ceilingConnections]
+  const bestBare = bare[bareConnections]
+  const share = bestCeiling / bestBare
+  return { bestCeiling, bestBare, ceilingConnections: Number(ceilingConnections), bareConnections: Number(bareConnections), share, valid: share >= CEILING_SHARE_OF_BARE }
+}
+
+/** Time to head of a streamed page: both percentiles under their bounds, and every request answered. */
+export function timeToHeadStatus ({ p50, p99, errors, badStatus }, target) {
+  if (p50 === null || errors > 0 || badStatus > 0) return 'missed'
+  return p50 < target.p50Ms && p99 < target.p99Ms ? 'met' : 'missed'
+}
+
+/** The CPU a streamed request costs over the same page rendered whole, from interleaved rounds: a ratio at most `max` meets it. */
+export function streamCostStatus (streamedMicros, wholeMicros, max) {
+  const ratio = pairedRatio(streamedMicros, wholeMicros)
+  return { ratio, status: ratio <= max ? 'met' : 'missed' }
+}
+
+/** The first JavaScript against its two budgets, in KiB gzip: the shell alone, and the shell with the heaviest page's chunks. */
+export function javascriptStatus ({ shellKiB, withHeaviestPageKiB }, budgets) {
+  return shellKiB <= budgets.shellKiB && withHeaviestPageKiB <= budgets.withHeaviestPageKiB ? 'met' : 'missed'
+}
+
+/**
+ * The run's verdict: `void` when any route's ceiling check failed (its
+ * figures say nothing about the targets), else `met` when every status is,
+ * else `missed`.
+ */
+export function runVerdict (ceilingChecks, statuses) {
+  if (ceilingChecks.some((check) => !check.valid)) return 'void'
+  return statuses.every((status) => status === 'met') ? 'met' : 'missed'
 }

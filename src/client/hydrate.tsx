@@ -1,11 +1,13 @@
 import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
+import { DeferredPartsContext } from '../ui/await.js'
 import { Document } from '../ui/document.js'
 import { SCREENS } from '../screens/index.js'
 import type { ScreenRegistry } from '../ui/define-screen.js'
 import { loadScreen, screenEntry, ScreenTableContext } from '../ui/screen-table.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
+import { takeDeferredParts } from './deferred-store.js'
 import { readPageData } from './page-data.js'
 import { startTrackerWhenIdle } from './start-tracker.js'
 
@@ -33,6 +35,7 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
   // The server's check script, as rendered: hydration renders the same text without the code that builds it.
   const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
   const readHintScript = () => hintScript
+  const deferredParts = takeDeferredParts(data.page.deferred ?? [])
 
   hydrateRoot(
     document,
@@ -40,7 +43,9 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
       <AfterHydration effect={startTracker}>
         <ScreenTableContext value={screens}>
           <HintScriptSource value={readHintScript}>
-            <Document data={data} nonce={nonce} />
+            <DeferredPartsContext value={deferredParts}>
+              <Document data={data} nonce={nonce} />
+            </DeferredPartsContext>
           </HintScriptSource>
         </ScreenTableContext>
       </AfterHydration>

@@ -28,6 +28,8 @@ export const EnvSchema = Type.Object({
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
   SHUTDOWN_IDLE_GRACE_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
+  // How long a document may wait on its data before the parts still pending show as failed (src/server/rendering/render.tsx).
+  STREAM_TIME_LIMIT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'milliseconds from 100 to 120000' }),
   SESSION_SECRET: Type.Optional(SecretList),
   HONEYPOT_SECRET: Type.Optional(SecretList),
   TRUST_PROXY: Type.String({ minLength: 1, maxLength: 1024, default: 'false', description: TRUST_PROXY_ACCEPTS }),

@@ -47,7 +47,10 @@ export interface Assets {
 export interface PageState {
   id: string
   status: number
+  /** The awaited part of the loader's data; the deferred parts follow as they settle (shared/deferred.ts). */
   data: unknown
+  /** The keys of the deferred parts, absent when there are none. */
+  deferred?: string[]
   /** A refused form submission shown on the page: one visitor's, so never cached. */
   form?: FormState
 }

@@ -1,6 +1,7 @@
-import { useEffect } from 'react'
+import { useContext, useEffect } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
+import { DeferredPartsContext, withDeferred } from './await.js'
 import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
 import { RequestInfoProvider } from './request-info.js'
@@ -30,9 +31,10 @@ function Outlet ({ data }: { data: PageData }) {
   const view = useScreen(data.page.id)
   if (!view) throw new Error(`the screen table has neither "${data.page.id}" nor the server-error screen`)
   const Component = view.component
+  const parts = useContext(DeferredPartsContext)
   return (
     <PageFormStateContext value={data.page.form ?? null}>
-      <Component data={data.page.data} />
+      <Component data={withDeferred(data.page.data, parts)} />
     </PageFormStateContext>
   )
 }

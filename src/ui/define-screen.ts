@@ -25,6 +25,11 @@ export interface ScreenView<Data = unknown> {
   component: ScreenComponent<Data>
   /** false when the component reads more than its data (the clock): rendered on every request. */
   cache?: boolean
+  /**
+   * true when its deferred parts follow from the rest of its data and the request alone: only then may a document
+   * with deferred data be served from the render cache (docs/streaming.md).
+   */
+  cacheDeferred?: boolean
 }
 
 export function defineScreen<Data> (view: ScreenView<Data>): ScreenView<Data> {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { combineTallies, generatorBound, hitRatio, median, memoryFlat, pairedCost, pairedRatio, startupStatus, targetStatus, totalTally } from '../../bench/targets.mjs'
+import { CEILING_SHARE_OF_BARE, ceilingCheck, combineTallies, generatorBound, hitRatio, javascriptStatus, median, memoryFlat, pairedCost, pairedRatio, percentile, runVerdict, startupStatus, streamCostStatus, TARGETS, targetStatus, timeToHeadStatus, totalTally } from '../../bench/targets.mjs'
 
 const clean = { errors: 0, badStatus: 0 }
 
@@ -73,4 +73,72 @@ t.test('memory is flat when its peaks hold: the sawtooth of garbage collection, 
   t.equal(memoryFlat([100, 100, 100, 107, 109, 108]), true, 'within 8 MiB')
   t.equal(memoryFlat([300, 300, 300, 328, 329, 330]), true, 'within 10 %')
   t.equal(memoryFlat([300, 300, 300, 331, 335, 340]), false)
+})
+
+t.test('the targets are issue 27\'s table', async (t) => {
+  t.same(
+    [TARGETS.cachedPage, TARGETS.renderedPerRequest, TARGETS.healthCheck, TARGETS.themeSwitch],
+    [0.5, 0.2, 0.8, 0.8],
+    'shares of the ceiling: cached GET /, a page rendered per request, the health check, the theme switch'
+  )
+  t.same(TARGETS.timeToHead, { connections: 50, p50Ms: 20, p99Ms: 100 })
+  t.equal(TARGETS.streamCost, 1.3)
+  t.equal(TARGETS.startupMs, 250)
+  t.same(TARGETS.javascript, { shellKiB: 70, withHeaviestPageKiB: 72 })
+})
+
+t.test('a percentile is read by nearest rank, and none without readings', async (t) => {
+  const hundred = Array.from({ length: 100 }, (_, index) => 100 - index)
+  t.equal(percentile(hundred, 0.5), 50)
+  t.equal(percentile(hundred, 0.99), 99, 'the 99th of 100, whatever order they came in')
+  t.equal(percentile([7], 0.99), 7)
+  t.equal(percentile([3, 1, 2], 0), 1, 'the lowest, not an index before it')
+  t.equal(percentile([], 0.5), null)
+})
+
+t.test('a ceiling short of 90 % of bare Node http, each at its better connection count, voids the run', async (t) => {
+  t.equal(CEILING_SHARE_OF_BARE, 0.9)
+  const close = ceilingCheck({ 16: 30_000, 64: 45_000 }, { 16: 40_000, 64: 48_000 })
+  t.same(close, { bestCeiling: 45_000, bestBare: 48_000, ceilingConnections: 64, bareConnections: 64, share: 45_000 / 48_000, valid: true }, 'the better count of each side counts')
+  t.equal(ceilingCheck({ 16: 27_000, 64: 27_000 }, { 16: 40_000, 64: 52_000 }).valid, false, 'a ceiling at half of what Node can do is no ceiling')
+  const crossed = ceilingCheck({ 16: 45_000, 64: 30_000 }, { 16: 46_000, 64: 50_000 })
+  t.equal(crossed.valid, true, 'at 90 % exactly')
+  t.same([crossed.ceilingConnections, crossed.bareConnections], [16, 64], 'each side at its own better count, which the run reports CPU at')
+  t.throws(() => ceilingCheck({ 64: 45_000 }, { 64: 48_000 }), /same two connection counts/)
+  t.throws(() => ceilingCheck({ 16: 1, 64: 1 }, { 16: 1, 32: 1 }), /same two connection counts/)
+})
+
+t.test('a streamed page\'s head is on time when both percentiles are under their bounds and every request was answered', async (t) => {
+  const target = TARGETS.timeToHead
+  t.equal(timeToHeadStatus({ p50: 5, p99: 60, errors: 0, badStatus: 0 }, target), 'met')
+  t.equal(timeToHeadStatus({ p50: 20, p99: 60, errors: 0, badStatus: 0 }, target), 'missed', 'under, not at')
+  t.equal(timeToHeadStatus({ p50: 5, p99: 100, errors: 0, badStatus: 0 }, target), 'missed')
+  t.equal(timeToHeadStatus({ p50: 5, p99: 60, errors: 1, badStatus: 0 }, target), 'missed', 'a request that failed has no head to time')
+  t.equal(timeToHeadStatus({ p50: 5, p99: 60, errors: 0, badStatus: 2 }, target), 'missed')
+  t.equal(timeToHeadStatus({ p50: null, p99: null, errors: 0, badStatus: 0 }, target), 'missed', 'no reading is no pass')
+})
+
+t.test('streaming\'s CPU cost is the median of each round\'s streamed ÷ whole, at most the bound', async (t) => {
+  // Round 2 is slow for both: its pair still reads 1.2.
+  t.same(streamCostStatus([120, 240, 130], [100, 200, 100], TARGETS.streamCost), { ratio: 1.2, status: 'met' })
+  t.equal(streamCostStatus([130], [100], 1.3).status, 'met', 'the bound itself counts')
+  t.equal(streamCostStatus([140, 150], [100, 100], 1.3).status, 'missed')
+  t.throws(() => streamCostStatus([1, 2], [1], 1.3), /one ceiling run per app run/)
+})
+
+t.test('the first JavaScript meets its budgets only when the shell and the shell with the heaviest page both do', async (t) => {
+  const budgets = TARGETS.javascript
+  t.equal(javascriptStatus({ shellKiB: 69.2, withHeaviestPageKiB: 71.6 }, budgets), 'met')
+  t.equal(javascriptStatus({ shellKiB: 70, withHeaviestPageKiB: 72 }, budgets), 'met', 'the budgets themselves count')
+  t.equal(javascriptStatus({ shellKiB: 70.1, withHeaviestPageKiB: 70.1 }, budgets), 'missed', 'a heavy shell, even with no page beside it')
+  t.equal(javascriptStatus({ shellKiB: 69.2, withHeaviestPageKiB: 72.1 }, budgets), 'missed', 'a page with a form that pushes past 72')
+})
+
+t.test('a run is void when a ceiling check failed, whatever its figures; else met only when every target is', async (t) => {
+  const valid = { valid: true }
+  t.equal(runVerdict([valid, valid], ['met', 'met']), 'met')
+  t.equal(runVerdict([valid, valid], ['met', 'missed']), 'missed')
+  t.equal(runVerdict([valid], ['met', 'unproven']), 'missed', 'an unproven ratio is not a met one')
+  t.equal(runVerdict([valid, { valid: false }], ['met', 'met']), 'void', 'figures against no real ceiling prove nothing')
+  t.equal(runVerdict([], ['met']), 'met', 'a run that measured no route (BENCH_ONLY) has no ceiling to check')
 })

@@ -1,15 +1,11 @@
-import { readFile } from 'node:fs/promises'
-import { dirname, join, posix } from 'node:path'
 import t from 'tap'
+import { asShownIn, assertBlocksAreFixtures, fileBlocks, normalized, readProjectFile } from '../helpers/doc-fixtures.js'
 
 /**
  * docs/building-a-screen.md shows a screen, its server module, its registry line and its test at the paths a product
- * would give them. Each runs here as a fixture at a test path (test/examples/newsletter.test.ts runs the test): the
- * guide's block and its fixture must be the same code, each import naming the same module once resolved from where
- * its file lives.
+ * would give them. Each runs here as a fixture at a test path (test/examples/newsletter.test.ts runs the test).
  */
 
-const ROOT = join(dirname(new URL(import.meta.url).pathname), '..', '..')
 const GUIDE = 'docs/building-a-screen.md'
 
 /** The guide's path of each block, and the fixture that runs it. */
@@ -23,46 +19,22 @@ const STAND_INS: Record<string, string> = {
   'test/helpers/app': 'test/fixtures/newsletter/app'
 }
 
-const withoutExtension = (path: string) => path.replace(/\.(js|ts|tsx)$/, '')
-
-/** A path of the guide resolves to its fixture's; a fixture's path is already where the code lives. */
-const fixtureOf: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(FIXTURES).map(([shown, fixture]) => [withoutExtension(shown), withoutExtension(fixture)])),
-  ...STAND_INS
-}
-const asShown = (resolved: string) => fixtureOf[resolved] ?? resolved
-const asRun = (resolved: string) => resolved
-
-/** The code with its first line (which names the file) dropped and each relative import, static or dynamic, replaced by the module it names. */
-function normalized (code: string, path: string, modules: (resolved: string) => string): string {
-  const resolve = (specifier: string) => `<${modules(withoutExtension(posix.join(posix.dirname(path), specifier)))}>`
-  return code.split('\n').slice(1).join('\n').trim()
-    .replace(/from '(\.[^']*)'/g, (_, specifier: string) => `from ${resolve(specifier)}`)
-    .replace(/import\('(\.[^']*)'\)/g, (_, specifier: string) => `import(${resolve(specifier)})`)
-}
-
-const read = (path: string) => readFile(join(ROOT, path), 'utf8')
-const blocksOf = async () => new Map([...(await read(GUIDE)).matchAll(/```tsx?\n(\/\/ (\S+)\n[\s\S]*?)```/g)].map(([, code, path]) => [path!, code!]))
-
 t.test('the guide\'s screen, server module and test are the code the tests run', async (t) => {
-  const blocks = await blocksOf()
-  t.same([...blocks.keys()].filter((path) => path in FIXTURES).sort(), Object.keys(FIXTURES).sort(), 'the guide shows each file')
-  for (const [shown, fixture] of Object.entries(FIXTURES)) {
-    t.equal(normalized(blocks.get(shown) ?? '', shown, asShown), normalized(await read(fixture), fixture, asRun), `${shown} is ${fixture}`)
-  }
+  await assertBlocksAreFixtures(t, GUIDE, FIXTURES, STAND_INS)
 })
 
 t.test('the guide\'s registry is the app\'s, with the newsletter\'s line as the fixture registers it', async (t) => {
   const shown = 'src/screens/index.ts'
-  const block = (await blocksOf()).get(shown)
+  const block = (await fileBlocks(GUIDE)).get(shown)
   t.ok(block, 'the guide shows the registry')
   // Lines compared one by one, without the comma that depends on the line's place in the object.
   const lines = (code: string) => code.split('\n').map((line) => line.trim().replace(/,$/, '')).filter(Boolean)
+  const fixtureRegistry = 'test/fixtures/newsletter/screens.ts'
   const registries = new Set([
-    ...lines(normalized(await read(shown), shown, asRun)),
-    ...lines(normalized(await read('test/fixtures/newsletter/screens.ts'), 'test/fixtures/newsletter/screens.ts', asRun))
+    ...lines(normalized(await readProjectFile(shown), shown)),
+    ...lines(normalized(await readProjectFile(fixtureRegistry), fixtureRegistry))
   ])
-  const guide = lines(normalized(block ?? '', shown, asShown))
+  const guide = lines(normalized(block ?? '', shown, asShownIn(FIXTURES, STAND_INS)))
   t.ok(guide.some((line) => line.startsWith('newsletter:')), 'the guide adds the newsletter')
   for (const line of guide) t.ok(registries.has(line), `"${line}" is in src/screens/index.ts or the fixture's registry`)
 })

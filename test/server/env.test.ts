@@ -26,6 +26,7 @@ t.test('with nothing set, every variable has its embedded default', async (t) =>
   t.equal(env.LOG_LEVEL, 'info')
   t.equal(env.ALLOW_INDEXING, 'true')
   t.equal(env.LOAD_SHEDDING_DELAY_MS, 1000)
+  t.equal(env.STREAM_TIME_LIMIT_MS, 10_000)
   t.equal(env.OPENREPLAY_INSECURE, 'false')
   t.equal(env.OPENREPLAY_PROJECT_KEY, undefined)
   t.equal(env.OPENREPLAY_INGEST_POINT, undefined)
@@ -42,7 +43,7 @@ t.test('the metrics port may be random like PORT (tests), and a collector may be
 })
 
 t.test('an empty string counts as unset, so a blank line in a .env file means the default', async (t) => {
-  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'SERVE_SOURCE_MAPS', 'SHUTDOWN_DELAY_MS', 'SHUTDOWN_IDLE_GRACE_MS', 'METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'TRUST_PROXY'].map((name) => [name, '']))
+  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'STREAM_TIME_LIMIT_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'SERVE_SOURCE_MAPS', 'SHUTDOWN_DELAY_MS', 'SHUTDOWN_IDLE_GRACE_MS', 'METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'TRUST_PROXY'].map((name) => [name, '']))
   const { env } = loadEnv(blank)
   const defaults = loadEnv({}).env
   t.same({ ...env, SESSION_SECRET: [], HONEYPOT_SECRET: [] }, { ...defaults, SESSION_SECRET: [], HONEYPOT_SECRET: [] })
@@ -59,6 +60,7 @@ t.test('valid values are read and converted to their types', async (t) => {
     LOG_LEVEL: 'warn',
     ALLOW_INDEXING: 'false',
     LOAD_SHEDDING_DELAY_MS: '0',
+    STREAM_TIME_LIMIT_MS: '2500',
     OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
     OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
     OPENREPLAY_INSECURE: 'true',
@@ -81,6 +83,7 @@ t.test('valid values are read and converted to their types', async (t) => {
     LOG_LEVEL: 'warn',
     ALLOW_INDEXING: 'false',
     LOAD_SHEDDING_DELAY_MS: 0,
+    STREAM_TIME_LIMIT_MS: 2500,
     OPENREPLAY_PROJECT_KEY: 'abc_DEF-123',
     OPENREPLAY_INGEST_POINT: 'https://openreplay.example.com/ingest',
     OPENREPLAY_INSECURE: 'true',
@@ -109,6 +112,8 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['LOAD_SHEDDING_DELAY_MS', '-5', /milliseconds from 0 \(off\) to 60000/],
     ['LOAD_SHEDDING_DELAY_MS', 'soon', /milliseconds from 0 \(off\) to 60000/],
     ['LOAD_SHEDDING_DELAY_MS', '60001', /milliseconds from 0 \(off\) to 60000/],
+    ['STREAM_TIME_LIMIT_MS', '0', /milliseconds from 100 to 120000/],
+    ['STREAM_TIME_LIMIT_MS', 'forever', /milliseconds from 100 to 120000/],
     ['LOG_LEVEL', 'loud', /one of fatal, error, warn, info, debug, trace, silent/],
     ['NODE_ENV', 'staging', /"production", "development" or "test"/],
     ['OPENREPLAY_INGEST_POINT', 'ftp://x', /an http\(s\) URL/],

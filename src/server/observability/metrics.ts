@@ -1,10 +1,15 @@
-import { METHODS } from 'node:http'
+import { createRequire } from 'node:module'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { THEME_PREFERENCES, type ThemePreference } from '../../shared/theme.js'
 import type { CspDirective } from '../security/csp-report.js'
 import type { HoneypotErrorCode } from '../security/honeypot.js'
 import type { RenderCacheStats } from '../rendering/render-cache.js'
+import type { Delivery } from '../rendering/render.js'
 import { READINESS_STATES, type ReadinessState } from '../plugins/app/readiness.js'
+
+// Required, not imported: importing node:http as an ES module makes Node evaluate its lazy exports, which load
+// Node's own undici, about 20 ms of every start (docs/decisions/start-up.md).
+const { METHODS } = createRequire(import.meta.url)('node:http') as typeof import('node:http')
 
 // An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
 // at start-up, never from the request as given (see docs/decisions/observability.md).
@@ -20,6 +25,11 @@ export interface DocumentOutcome {
   page: string
   cache: CacheOutcome
   renderSeconds: number
+  /** How the document reached its client (src/server/rendering/render.tsx). */
+  delivery: Delivery
+  /** To the document's head: its headers for a whole document, React's first write for one that waits. */
+  headSeconds: number
+  lastByteSeconds: number
   failed: boolean
 }
 
@@ -62,6 +72,23 @@ export class Metrics {
     help: 'Time from the start of a document\'s render to its first byte (the Server-Timing `render` figure).',
     labelNames: ['cache'] as const,
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    registers: [this.registry]
+  })
+
+  // delivery: whole, held or streamed (src/server/rendering/render.tsx), so streamed documents read apart from whole ones.
+  readonly #timeToHead = new Histogram({
+    name: 'document_head_seconds',
+    help: 'Time from the start of a document\'s render to its head leaving, by how it was delivered (whole, held until ready, or streamed).',
+    labelNames: ['delivery'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry]
+  })
+
+  readonly #timeToLastByte = new Histogram({
+    name: 'document_last_byte_seconds',
+    help: 'Time from the start of a document\'s render to its last byte, by how it was delivered (whole, held until ready, or streamed).',
+    labelNames: ['delivery'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry]
   })
 
@@ -162,9 +189,11 @@ export class Metrics {
     this.#requestDuration.observe({ route, method: KNOWN_METHODS.has(method) ? method : 'other', status_class: statusClass(status) }, seconds)
   }
 
-  documentSent ({ page, cache, renderSeconds, failed }: DocumentOutcome): void {
+  documentSent ({ page, cache, renderSeconds, delivery, headSeconds, lastByteSeconds, failed }: DocumentOutcome): void {
     this.#documents.inc({ page, cache })
     this.#renderDuration.observe({ cache }, renderSeconds)
+    this.#timeToHead.observe({ delivery }, headSeconds)
+    this.#timeToLastByte.observe({ delivery }, lastByteSeconds)
     if (failed) this.#renderErrors.inc({ page })
   }
 

@@ -2,19 +2,36 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ReactNode } from 'react'
 import { Writable } from 'node:stream'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
-import type { PageData } from '../../shared/page-data.js'
+import type { Assets, PageData } from '../../shared/page-data.js'
 import { serializeForScript } from '../../shared/serialize.js'
+import { abortRequest, clientWentAway } from '../http/request-abort.js'
+import { addVary } from '../http/negotiation.js'
+import type { DeferredParts } from './deferred-parts.js'
+import { documentSink, type DocumentEncoding, type DocumentSink } from './document-encoding.js'
 import type { Capture } from './render-cache.js'
+
+/**
+ * How a document that waits reaches its client (docs/decisions/streaming-to-script-runners.md):
+ * `whole`: when everything is ready, headers included, so a failure can still set the status (bots);
+ * `held`: headers at once, the finished document when everything is ready (a browser not known to run scripts);
+ * `streamed`: headers and shell at once, each part as it is ready (a browser that ran our scripts).
+ */
+export type Delivery = 'whole' | 'held' | 'streamed'
 
 export interface RenderOptions {
   status: number
-  /** For bots: the whole document, not streamed from the shell. */
-  waitForAll: boolean
-  timeoutMs: number
+  delivery: Delivery
+  /** Past it, pending deferred parts show as failed and React leaves the rest to the browser. */
+  timeLimitMs: number
   nonce: string
   /** The development server's script, run after the page data is set. */
   script: string
   capture: Capture
+  /** The loader's deferred parts: the page is then rendered by the streaming renderer alone. */
+  deferred: DeferredParts | null
+  /** Fires when the client goes away (src/server/http/request-abort.ts); asked for only by a document that waits. */
+  signal: () => AbortSignal
+  encoding: DocumentEncoding
   onShellFailed: (error: unknown, componentStack: string | undefined) => void
 }
 
@@ -74,42 +91,105 @@ class WholeDocument {
   }
 }
 
-// Through reply.send() so Fastify's hooks still apply (fastify#2372). A document that waits on nothing is sent
-// whole, since a stream costs more than the render; one that waits streams from its shell. Every callback of
-// renderToPipeableStream is handled here; a failure after the shell or an abort spoils the capture.
-export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
-  const { capture } = options
-  const atOnce = renderAtOnce(element, data, options.nonce, options.script)
-  if (atOnce !== null) {
-    const bytes = Buffer.from(atOnce)
-    capture.whole(bytes)
-    reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(bytes)
-    return
+/**
+ * React's destination for a document that waits: HTML to the sink (compressed there) and to the render cache's
+ * capture, flushed each time React has written (React calls flush()), and the deferred parts' scripts between.
+ */
+class DocumentWriter {
+  #started = false
+  #ended = false
+  readonly #queued: string[] = []
+  constructor (private readonly sink: DocumentSink, private readonly tee: Writable) {}
+
+  write (chunk: Uint8Array | string): boolean {
+    this.tee.write(chunk)
+    return this.sink.input.write(chunk)
   }
+
+  flush (): void {
+    this.sink.flush()
+  }
+
+  /** A part's script, between React's writes: never inside the shell, so those settled before it wait for it. */
+  script (html: string): void {
+    if (this.#ended) return
+    if (!this.#started) {
+      this.#queued.push(html)
+      return
+    }
+    this.write(html)
+    this.flush()
+  }
+
+  /** React has written what it had (the shell, or the whole document). */
+  start (): void {
+    this.#started = true
+    for (const html of this.#queued.splice(0)) this.script(html)
+  }
+
+  end (): void {
+    this.#ended = true
+    for (const html of this.#queued.splice(0)) this.write(html)
+    this.tee.end()
+    this.sink.input.end()
+  }
+
+  on (event: string, listener: (...args: unknown[]) => void): this {
+    this.sink.input.on(event, listener)
+    return this
+  }
+}
+
+/** RFC 8288 links for the document's stylesheets and scripts, as its <head> names them. */
+export function preloadLinks ({ styles, entry, preloads }: Assets): string {
+  return [
+    ...styles.map((href) => `<${encodeURI(href)}>; rel=preload; as=style`),
+    ...[entry, ...preloads].map((href) => `<${encodeURI(href)}>; rel=modulepreload`)
+  ].join(', ')
+}
+
+// Through reply.send() so Fastify's hooks still apply (fastify#2372). A document that waits on nothing is sent
+// whole, since a stream costs more than the render; a page with deferred data goes to the streaming renderer
+// without a string render first. Every callback of renderToPipeableStream is handled here.
+export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
+  const { capture, deferred } = options
+  if (deferred === null) {
+    const atOnce = renderAtOnce(element, data, options.nonce, options.script)
+    if (atOnce !== null) {
+      const bytes = Buffer.from(atOnce)
+      capture.whole(bytes)
+      reply.status(options.status).header('Content-Type', 'text/html; charset=utf-8').send(bytes)
+      return
+    }
+  }
+  const signal = options.signal()
   let sent = false
+  let allReady = false
   let failedAfterShell = false
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
-  let watching = false
-  const onClose = () => {
-    if (!reply.raw.writableFinished) stop(new Error('the client disconnected'))
-    release()
-  }
-  function release () {
-    if (!watching) return
-    watching = false
-    clearTimeout(timer)
-    reply.raw.removeListener('close', onClose)
-  }
+  let writer: DocumentWriter | null = null
+  /** A held document's sink, from its headers until React writes the whole into it. */
+  let held: DocumentSink | null = null
+  /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
+  const early: string[] = []
+
+  deferred?.listen((_key, script) => {
+    const html = `<script nonce="${options.nonce}">${script}</script>`
+    if (writer) writer.script(html)
+    else early.push(html)
+  })
 
   const { pipe, abort } = renderToPipeableStream(element, {
     ...renderOptions(data, options.nonce, options.script),
     onShellReady () {
       // React calls onAllReady next, in the same pass, when nothing is left to wait for.
-      if (!options.waitForAll) queueMicrotask(() => { if (!sent) stream() })
+      if (options.delivery !== 'whole') queueMicrotask(() => { if (!sent) open() })
     },
     onAllReady () {
+      allReady = true
       if (!sent) sendWhole()
+      else if (writer === null) pipeInto()
     },
     onShellError (error) {
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
@@ -118,28 +198,46 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
       release()
       options.onShellFailed(error, componentStack)
     },
-    // Also called for the error that fails the shell, just before onShellError.
+    // Also called for the error that fails the shell, just before onShellError, and for each part an abort leaves.
     onError (error, errorInfo) {
       componentStack = errorInfo.componentStack
       failedAfterShell = true
       capture.spoil()
+      // A client that went away, or the time limit (logged once by stop()), is not a failure of the page.
+      if (signal.aborted) return
       reply.documentFailed()
       request.log.error({ err: error }, 'rendering failed')
     }
   })
 
-  function stop (reason: Error) {
+  const onAbort = () => stop(signal.reason)
+  function release () {
+    clearTimeout(timer)
+    signal.removeEventListener('abort', onAbort)
+  }
+  function stop (reason: unknown) {
+    release()
     capture.spoil()
-    abort(reason)
+    if (clientWentAway(signal)) {
+      request.log.info('the client went away: rendering stopped')
+      abort(reason)
+      return
+    }
+    // The time limit: the parts still pending show as failed; React renders those (two turns: its retry is
+    // scheduled when it hears of them), and whatever still waits is left to the browser.
+    request.log.warn({ timeLimitMs: options.timeLimitMs, pending: deferred?.pending ?? 0 }, 'the document reached its time limit')
+    deferred?.expire()
+    setImmediate(() => setImmediate(() => abort(reason)))
   }
 
-  // React renders in a microtask queued before this one: a document still
-  // unsent here waits on something, and gets a time limit and a disconnect watch.
+  // React renders in a microtask queued before this one: a document not finished here waits on something, and gets
+  // a time limit and a disconnect watch, both released when its response ends.
   queueMicrotask(() => {
-    if (sent) return
-    watching = true
-    timer = setTimeout(() => stop(new Error(`render timed out after ${options.timeoutMs} ms`)), options.timeoutMs)
-    reply.raw.once('close', onClose)
+    if (allReady) return
+    timer = setTimeout(() => abortRequest(reply, new Error(`the document took longer than ${options.timeLimitMs} ms`)), options.timeLimitMs)
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+    reply.raw.once('finish', release)
   })
 
   function begin (): void {
@@ -155,16 +253,37 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const whole = new WholeDocument()
     // React uses only write, end and on of its destination.
     pipe(whole as unknown as NodeJS.WritableStream)
-    const bytes = whole.bytes()
+    const bytes = Buffer.concat([whole.bytes(), Buffer.from(early.join(''))])
     if (whole.ended && !failedAfterShell) capture.whole(bytes)
     reply.send(bytes)
   }
 
-  function stream () {
+  // Headers now, whatever the data waits for: Chromium's Critical-CH retry then costs one round trip.
+  function open () {
     begin()
-    const streamed = capture.stream()
-    pipe(streamed)
-    reply.send(streamed)
+    reply.documentDelivery(options.delivery)
+    const sink = documentSink(options.encoding)
+    if (sink.encoding) reply.header('Content-Encoding', sink.encoding)
+    addVary(reply, 'Accept-Encoding')
+    // A held document's head waits with its body: the browser can fetch what the head would name meanwhile.
+    if (options.delivery === 'held') reply.header('Link', preloadLinks(data.assets))
+    // Fastify sets the headers and pipes: they leave then, not with the first byte of a body that may wait.
+    reply.raw.once('pipe', () => { if (!reply.raw.headersSent) reply.raw.flushHeaders() })
+    reply.send(sink.body)
+    if (options.delivery === 'streamed') pipeInto(sink)
+    else held = sink
+  }
+
+  function pipeInto (sink = held) {
+    if (sink === null) return
+    const tee = capture.stream()
+    // Its output is dropped: the capture keeps what passed through when it ends.
+    tee.resume()
+    const destination = writer = new DocumentWriter(sink, tee)
+    for (const html of early.splice(0)) destination.script(html)
+    pipe(destination as unknown as NodeJS.WritableStream)
+    destination.start()
+    reply.documentHeadSent()
   }
 }
 

@@ -7,9 +7,14 @@ export interface LoaderContext {
   reply: FastifyReply
   url: URL
   requestInfo: RequestInfo
+  /** Fires when the client goes away or the document's time limit passes: hand it to slow work so it stops. */
+  signal: AbortSignal
 }
 
-/** Runs on every visit; what it returns must survive JSON: it hydrates the browser. */
+/**
+ * Runs once per visit; what it returns must survive JSON (it hydrates the browser), except promises at the top level
+ * of the object: those parts are deferred, streamed to the browser as they settle (docs/streaming.md).
+ */
 export type PageLoader<Data = unknown> = (context: LoaderContext) => Data | Promise<Data>
 
 export type LoaderTable = ReadonlyMap<string, PageLoader>

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import type { CacheOutcome, DocumentOutcome } from '../../observability/metrics.js'
+import type { Delivery } from '../../rendering/render.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -9,6 +10,10 @@ declare module 'fastify' {
     timeDocument (page: string, cache: CacheOutcome): void
     /** The shell, or a part streamed after it. */
     documentFailed (): void
+    /** A document that waits: its headers leave now, its body as the render writes (src/server/rendering/render.tsx). */
+    documentDelivery (delivery: Delivery): void
+    /** React has written the document's head (and shell) to the client. */
+    documentHeadSent (): void
   }
 }
 
@@ -18,6 +23,10 @@ export interface DocumentTiming {
   startedAt: number
   /** Set when the response's headers go out. */
   renderMs: number | undefined
+  /** `whole` for a document sent in one piece, headers and all. */
+  delivery: Delivery
+  /** When React wrote the head of a document that waits; a whole one's head leaves with its headers. */
+  headMs: number | undefined
   failed: boolean
 }
 
@@ -28,20 +37,33 @@ export function documentTiming (reply: FastifyReply): DocumentTiming | undefined
   return (reply as FastifyReply & TimingSlot)[TIMING] ?? undefined
 }
 
-export function documentOutcome ({ page, cache, renderMs, failed }: DocumentTiming): DocumentOutcome {
-  return { page, cache, renderSeconds: (renderMs ?? 0) / 1000, failed }
+/** Read when the response has ended: its last byte has just been written. */
+export function documentOutcome ({ page, cache, renderMs, delivery, headMs, failed, startedAt }: DocumentTiming, now = performance.now()): DocumentOutcome {
+  const renderSeconds = (renderMs ?? 0) / 1000
+  return { page, cache, renderSeconds, delivery, headSeconds: headMs === undefined ? renderSeconds : headMs / 1000, lastByteSeconds: (now - startedAt) / 1000, failed }
 }
 
-/** For the browser's devtools: nothing about the visitor. */
-export function serverTiming (renderMs: number, cache: CacheOutcome): string {
-  return `render;dur=${renderMs.toFixed(1)}, cache;desc=${cache}`
+/**
+ * For the browser's devtools: nothing about the visitor. A document that waits says how it is delivered; its
+ * `render` is the time to its headers, since the header leaves before the last byte is known.
+ */
+export function serverTiming (renderMs: number, cache: CacheOutcome, delivery: Delivery = 'whole'): string {
+  return `render;dur=${renderMs.toFixed(1)}, cache;desc=${cache}${delivery === 'whole' ? '' : `, delivery;desc=${delivery}`}`
 }
 
 /** Redirects, JSON and the probes never call timeDocument, so they get no Server-Timing header. */
 export const documentTimingPlugin = fp(async (app) => {
   app.decorateReply(TIMING, null)
   app.decorateReply('timeDocument', function (this: FastifyReply, page: string, cache: CacheOutcome) {
-    (this as FastifyReply & TimingSlot)[TIMING] = { page, cache, startedAt: performance.now(), renderMs: undefined, failed: false }
+    (this as FastifyReply & TimingSlot)[TIMING] = { page, cache, startedAt: performance.now(), renderMs: undefined, delivery: 'whole', headMs: undefined, failed: false }
+  })
+  app.decorateReply('documentDelivery', function (this: FastifyReply, delivery: Delivery) {
+    const timing = documentTiming(this)
+    if (timing) timing.delivery = delivery
+  })
+  app.decorateReply('documentHeadSent', function (this: FastifyReply) {
+    const timing = documentTiming(this)
+    if (timing && timing.headMs === undefined) timing.headMs = performance.now() - timing.startedAt
   })
   app.decorateReply('documentFailed', function (this: FastifyReply) {
     const timing = documentTiming(this)
@@ -51,7 +73,7 @@ export const documentTimingPlugin = fp(async (app) => {
     const timing = documentTiming(reply)
     if (timing && timing.renderMs === undefined) {
       timing.renderMs = performance.now() - timing.startedAt
-      reply.header('Server-Timing', serverTiming(timing.renderMs, timing.cache))
+      reply.header('Server-Timing', serverTiming(timing.renderMs, timing.cache, timing.delivery))
     }
     done(null, payload)
   })

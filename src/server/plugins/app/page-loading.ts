@@ -2,8 +2,13 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import type { FormState } from '../../../shared/form-state.js'
 import type { RequestInfo } from '../../../shared/page-data.js'
+import { splitDeferred } from '../../../shared/deferred.js'
+import { DeferredParts, setDeferredParts } from '../../rendering/deferred-parts.js'
 import type { LoaderTable } from '../../screens/loader.js'
+import { clientWentAway, requestSignal } from '../../http/request-abort.js'
 import { readRequestInfo } from '../../http/request-info.js'
+
+const CLIENT_CLOSED_REQUEST = 499
 
 export interface RenderPageOptions {
   status?: number
@@ -25,8 +30,26 @@ export const pageLoading = fp<{ loaders: LoaderTable }>(async (app, { loaders })
     const { request } = reply
     const requestInfo = options.requestInfo ?? readRequestInfo(request)
     const load = loaders.get(id)
-    const data = load ? await load({ request, reply, url: new URL(request.url, 'http://localhost'), requestInfo }) : null
+    const signal = requestSignal(reply)
+    let loaded: unknown
+    try {
+      loaded = load ? await load({ request, reply, url: new URL(request.url, 'http://localhost'), requestInfo, signal }) : null
+    } catch (error) {
+      if (!clientWentAway(signal)) throw error
+      // Its loader stopped because the client left: nobody's error, and nobody to answer (nginx's 499 in the logs).
+      request.log.info('the client went away while the page loaded')
+      reply.status(CLIENT_CLOSED_REQUEST).send()
+      return
+    }
+    const { awaited, deferred } = splitDeferred(loaded)
+    if (deferred.size > 0) setDeferredParts(reply, new DeferredParts(deferred, request.log, signal))
     if (reply.sent) return
-    reply.sendPage({ id, status: options.status ?? 200, data, ...(options.form ? { form: options.form } : {}) }, requestInfo)
+    reply.sendPage({
+      id,
+      status: options.status ?? 200,
+      data: awaited,
+      ...(deferred.size > 0 ? { deferred: [...deferred.keys()] } : {}),
+      ...(options.form ? { form: options.form } : {})
+    }, requestInfo)
   })
 }, { name: 'page-loading', fastify: '5.x', dependencies: ['page-rendering'] })

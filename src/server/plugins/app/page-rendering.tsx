@@ -10,7 +10,12 @@ import { pageAssets, type AssetManifest } from '../../rendering/assets.js'
 import { publicEnv, type Env } from '../../env.js'
 import { STATUSES } from '../../errors.js'
 import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../../rendering/render-cache.js'
-import { renderToHtml, sendDocument, type RenderOptions } from '../../rendering/render.js'
+import { renderToHtml, sendDocument, type Delivery, type RenderOptions } from '../../rendering/render.js'
+import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-parts.js'
+import { negotiateEncoding } from '../../rendering/document-encoding.js'
+import { requestSignal } from '../../http/request-abort.js'
+import { runsScripts } from '../../http/script-evidence.js'
+import { DeferredPartsContext } from '../../../ui/await.js'
 import { readRequestInfo } from '../../http/request-info.js'
 import { addVary } from '../../http/negotiation.js'
 import { advertiseClientHints } from '../../http/client-hints.js'
@@ -29,8 +34,6 @@ declare module 'fastify' {
 }
 
 export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
-
-const RENDER_TIMEOUT_MS = 10_000
 
 export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: { title: STATUSES[500].title } }
 
@@ -53,10 +56,15 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
   const verifyHits = env.NODE_ENV !== 'production'
   const uncacheable = new Set(screens.screens.filter(({ view }) => view.cache === false).map(({ id }) => id))
-  const element = (data: PageData, nonce: string) => (
+  // A deferred part is not in the cache key: only a screen that says its parts follow from the rest may be served cached.
+  const deferredCacheable = new Set(screens.screens.filter(({ view }) => view.cacheDeferred === true).map(({ id }) => id))
+  const noParts: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
+  const element = (data: PageData, nonce: string, parts = noParts) => (
     <ScreenTableContext value={screens.registry}>
       <HintScriptSource value={hintCheckScriptFor}>
-        <Document data={data} nonce={nonce} />
+        <DeferredPartsContext value={parts}>
+          <Document data={data} nonce={nonce} />
+        </DeferredPartsContext>
       </HintScriptSource>
     </ScreenTableContext>
   )
@@ -78,7 +86,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   function sendCached (reply: FastifyReply, data: PageData, template: Template, fillings: Fillings) {
     const html = fillTemplate(template, fillings)
     reply.status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
-    if (verifyHits) {
+    // A document with deferred parts rendered again would wait for parts that only its first request had.
+    if (verifyHits && !data.page.deferred) {
       renderToHtml(element(data, fillings.nonce), data, fillings.nonce, documentScript).then((fresh) => {
         const { id } = data.page
         if (fresh !== html) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
@@ -86,15 +95,21 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     }
   }
 
-  function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture) {
+  function render (reply: FastifyReply, data: PageData, nonce: string, script: string, capture: Capture, deferred: DeferredParts | null) {
     const { request } = reply
-    const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce), state, {
+    const delivery: Delivery = data.requestInfo.isBot ? 'whole' : runsScripts(request) ? 'streamed' : 'held'
+    const signal = () => requestSignal(reply)
+    const encoding = negotiateEncoding(request)
+    const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce, state === data ? deferred?.parts : undefined), state, {
       status: state.page.status,
-      waitForAll: state.requestInfo.isBot,
-      timeoutMs: RENDER_TIMEOUT_MS,
+      delivery,
+      timeLimitMs: env.STREAM_TIME_LIMIT_MS,
       nonce,
       script,
       capture: state === data ? capture : passThrough(),
+      deferred: state === data ? deferred : null,
+      signal,
+      encoding,
       onShellFailed
     })
     attempt(data, script, (error, componentStack) => {
@@ -119,10 +134,12 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
     // A document showing a failure's details (development) is rendered for that failure alone.
     const script = cause === undefined ? documentScript : devScript({ error: cause })
-    const key = script === documentScript ? renderCacheKey(data, fillings, !uncacheable.has(page.id)) : null
+    const deferred = page.deferred ? deferredPartsOf(reply) : null
+    const cacheable = !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
+    const key = script === documentScript ? renderCacheKey(data, fillings, cacheable) : null
     const template = key === null ? undefined : cache.get(key)
     reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
     if (template) sendCached(reply, data, template, fillings)
-    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough())
+    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough(), deferred)
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

@@ -1,9 +1,12 @@
-// Loaded into the app by the bench (node --import): counts what the render
-// cache did for every document sent, as the document's Server-Timing header
-// tells its client (`cache;desc=hit|miss|bypass`), and answers the bench's
-// IPC question with the counts so far. Requests are told apart by their
-// address: `unique=` (asked for once), `popular=` (one of a set asked for
-// again and again), or neither.
+// Loaded into the app by the bench (node --import), answering two questions
+// over IPC:
+//   cache-outcomes  what the render cache did for every document sent so far,
+//                   as the document's Server-Timing header tells its client
+//                   (`cache;desc=hit|miss|bypass`), by kind of address:
+//                   `unique=` (asked for once), `popular=` (one of a set asked
+//                   for again and again), or neither;
+//   cpu-usage       the process's CPU time so far (process.cpuUsage, in µs),
+//                   finer than the 10 ms ticks of /proc.
 import { ServerResponse } from 'node:http'
 
 const counts = {}
@@ -26,6 +29,7 @@ ServerResponse.prototype.writeHead = function (status, ...rest) {
 
 process.on('message', (message) => {
   if (message === 'cache-outcomes') process.send({ cacheOutcomes: structuredClone(counts) })
+  if (message === 'cpu-usage') process.send({ cpuUsage: process.cpuUsage() })
 })
 // The IPC channel must not keep a draining app alive.
 process.channel?.unref()

@@ -1,0 +1,84 @@
+import type { FastifyBaseLogger, FastifyReply } from 'fastify'
+import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../../shared/deferred.js'
+
+/** `script`: the body of the inline script that hands the outcome to the browser. */
+type Listener = (key: string, script: string) => void
+
+/**
+ * The deferred parts of one request's loader data. Each settles once: with its value, with its failure (logged here,
+ * once, with the request id) or, past the document's time limit, as timed out. Listeners hear of each in order.
+ */
+export class DeferredParts {
+  /** What the page reads, by key: the loader's own promises. */
+  readonly parts: ReadonlyMap<string, PromiseLike<unknown>>
+  readonly #expire: Array<() => void> = []
+  readonly #settled: Array<[string, string]> = []
+  #listener: Listener | null = null
+  #pending: number
+
+  constructor (deferred: ReadonlyMap<string, PromiseLike<unknown>>, log: FastifyBaseLogger, signal: AbortSignal) {
+    this.parts = deferred
+    this.#pending = deferred.size
+    for (const [key, part] of deferred) {
+      let resolve!: (outcome: DeferredOutcome) => void
+      const outcome: Tracked<DeferredOutcome> = new Promise((settle) => { resolve = settle })
+      let done = false
+      const settle = (given: DeferredOutcome) => {
+        if (done) return
+        done = true
+        this.#pending--
+        let settled = given
+        let script: string
+        try {
+          script = deferredScript(key, settled)
+        } catch (error) {
+          // A value JSON cannot carry (a cycle, a "__proto__" key) would hydrate differently: it fails here instead.
+          log.error({ err: error, part: key }, 'a deferred part of the page cannot be sent to the browser')
+          settled = { ok: false, message: DEFERRED_FAILED }
+          script = deferredScript(key, settled)
+        }
+        Object.assign(outcome, { status: 'fulfilled', value: settled })
+        resolve(settled)
+        this.#settled.push([key, script])
+        this.#listener?.(key, script)
+      }
+      part.then((value) => settle({ ok: true, value }), (error: unknown) => {
+        // A part that failed because its client left (its loader saw the signal) is nobody's error.
+        if (!done && !signal.aborted) log.error({ err: error, part: key }, 'a deferred part of the page failed')
+        settle({ ok: false, message: publicMessage(error) })
+      })
+      recordOutcome(part, outcome)
+      this.#expire.push(() => settle({ ok: false, message: DEFERRED_TIMED_OUT }))
+    }
+  }
+
+  get keys (): string[] {
+    return [...this.parts.keys()]
+  }
+
+  get pending (): number {
+    return this.#pending
+  }
+
+  /** Hears every settled part, those settled before it was set first. */
+  listen (listener: Listener): void {
+    this.#listener = listener
+    for (const [key, script] of this.#settled) listener(key, script)
+  }
+
+  /** Past the time limit: the parts still pending show as failed, in words for the visitor. */
+  expire (): void {
+    for (const expire of this.#expire) expire()
+  }
+}
+
+const PARTS = new WeakMap<FastifyReply, DeferredParts>()
+
+/** Set by the loading of a page, read by its render: one request's parts never reach another's. */
+export function setDeferredParts (reply: FastifyReply, parts: DeferredParts): void {
+  PARTS.set(reply, parts)
+}
+
+export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
+  return PARTS.get(reply) ?? null
+}

@@ -1,0 +1,38 @@
+import { createContext, Suspense, use, type ReactNode } from 'react'
+import { outcomeOf } from '../shared/deferred.js'
+
+/** The page's deferred parts by key: the loader's promises on the server, the store's in the browser. */
+export const DeferredPartsContext = createContext<ReadonlyMap<string, PromiseLike<unknown>>>(new Map())
+
+/** The data a page component gets: the awaited part, with its deferred parts back in place as promises. */
+export function withDeferred (data: unknown, parts: ReadonlyMap<string, PromiseLike<unknown>>): unknown {
+  if (parts.size === 0 || typeof data !== 'object' || data === null) return data
+  return { ...data, ...Object.fromEntries(parts) }
+}
+
+export interface AwaitProps<Value> {
+  /** A deferred part of the page's data. */
+  resolve: PromiseLike<Value>
+  /** Shown while the part is on its way. */
+  fallback: ReactNode
+  /** Shown when it failed or took too long; `message` is written for the visitor. */
+  error: (message: string) => ReactNode
+  children: (value: Value) => ReactNode
+}
+
+/**
+ * A Suspense boundary around one deferred part. A failure renders `error`, on the server too, so a visitor
+ * without JavaScript reads it in place; use() on the part would leave them the fallback.
+ */
+export function Await<Value> ({ resolve, fallback, error, children }: AwaitProps<Value>) {
+  return (
+    <Suspense fallback={fallback}>
+      <Settled resolve={resolve} error={error}>{children}</Settled>
+    </Suspense>
+  )
+}
+
+function Settled<Value> ({ resolve, error, children }: Omit<AwaitProps<Value>, 'fallback'>) {
+  const outcome = use(outcomeOf(resolve))
+  return outcome.ok ? children(outcome.value) : error(outcome.message)
+}

@@ -1,0 +1,255 @@
+import t from 'tap'
+import { createElement } from 'react'
+import { DEFERRED_TIMED_OUT, type DeferredOutcome } from '../../src/shared/deferred.js'
+import { defineLoader, type PageLoader } from '../../src/server/screens/index.js'
+import { Await } from '../../src/ui/await.js'
+import { defineScreen, type ScreenView } from '../../src/ui/define-screen.js'
+import { build, cacheOutcome, inlineScripts, pageData } from '../helpers/app.js'
+import { labelValues, scrape, valueOf } from '../helpers/metrics.js'
+import { screen } from '../helpers/screens.js'
+import { listen } from '../helpers/server.js'
+import { gate, openStreamed } from '../helpers/streamed-response.js'
+import weather, { type Forecast, type WeatherData } from '../fixtures/streaming/weather.js'
+import { loader as weatherLoader } from '../fixtures/streaming/weather.server.js'
+
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
+/** A browser that ran our scripts: only a script sets the client-hint cookies. */
+const RUNS_SCRIPTS = { accept: 'text/html', 'user-agent': BROWSER, cookie: 'CH-time-zone=Europe%2FLisbon; CH-prefers-color-scheme=light' }
+/** A first visit, or a browser whose scripts do not run: nothing shows that they do. */
+const FIRST_VISIT = { accept: 'text/html', 'user-agent': BROWSER }
+const BOT = { accept: 'text/html', 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' }
+
+const HEAD_AND_FALLBACK = /<\/head>[\s\S]*<h1>Weather in Lisbon<\/h1>[\s\S]*Loading the forecast…/
+const FORECAST_SHOWN = /<p class="forecast">Sunny, 21 °C<\/p>/
+
+/** The app's options with the weather screen, loaded by `loader`. */
+function withWeather (loader: PageLoader<WeatherData> = weatherLoader, view: ScreenView<WeatherData> = weather) {
+  return { screens: { weather: screen(view, { loader }) } }
+}
+
+/** The weather page with a forecast the test lets through; `signals` collects each request's loader signal. */
+function gatedWeather () {
+  const forecast = gate<Forecast>()
+  const signals: AbortSignal[] = []
+  let loads = 0
+  const loader = defineLoader<WeatherData>(({ signal }) => {
+    loads++
+    signals.push(signal)
+    return { city: 'Lisbon', forecast: forecast.promise }
+  })
+  return { forecast, signals, loads: () => loads, options: withWeather(loader) }
+}
+
+/** The outcomes a document hands the browser for its deferred parts, in order. */
+function deferredOutcomes (html: string): Array<[string, DeferredOutcome]> {
+  return inlineScripts(html).flatMap(({ body }) => {
+    const pushed = /^\(self\.__DEFERRED__=self\.__DEFERRED__\|\|\[\]\)\.push\((.*)\)$/.exec(body)?.[1]
+    return pushed ? [JSON.parse(pushed) as [string, DeferredOutcome]] : []
+  })
+}
+
+for (const encoding of ['br', 'gzip', 'identity']) {
+  t.test(`${encoding}: the headers and the head leave before the deferred data, which follows in the same response`, async (t) => {
+    const { forecast, loads, options } = gatedWeather()
+    const { url } = await listen(t, options)
+    const response = openStreamed(`${url}/weather`, { ...RUNS_SCRIPTS, 'accept-encoding': encoding })
+    const { status, headers } = await response.headers
+    t.equal(status, 200)
+    t.equal(headers['content-encoding'], encoding === 'identity' ? undefined : encoding)
+    t.equal(headers['critical-ch'], 'Sec-CH-Prefers-Color-Scheme', 'Critical-CH is among the first bytes')
+    t.match(headers['server-timing'], /delivery;desc=streamed/)
+    const shell = await response.waitFor(HEAD_AND_FALLBACK)
+    t.notMatch(shell, FORECAST_SHOWN, 'the forecast has not come yet')
+    forecast.open({ summary: 'Sunny, 21 °C' })
+    const whole = await response.ended
+    t.match(whole, FORECAST_SHOWN, 'then the forecast, in the same response')
+    t.same(deferredOutcomes(whole), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'with its value for hydration')
+    t.same(pageData(whole).page, { id: 'weather', status: 200, data: { city: 'Lisbon' }, deferred: ['forecast'] }, 'the page data names the deferred part')
+    t.equal(loads(), 1, 'the loader ran once')
+  })
+}
+
+t.test('a first visit gets its headers at once and the finished document in place, without script to move it', async (t) => {
+  const { forecast, options } = gatedWeather()
+  const { url } = await listen(t, options)
+  const response = openStreamed(`${url}/weather`, { ...FIRST_VISIT, 'accept-encoding': 'br' })
+  const { headers } = await response.headers
+  t.equal(headers['critical-ch'], 'Sec-CH-Prefers-Color-Scheme', 'so Chromium retries with its hint after one round trip, not after the data')
+  t.match(headers['server-timing'], /delivery;desc=held/)
+  t.match(headers.link, /^<\/assets\/styles-[\w-]+\.css>; rel=preload; as=style, <\/assets\/entry-[\w-]+\.js>; rel=modulepreload/, 'what the head would load, to fetch meanwhile')
+  t.equal(response.text, '', 'no body before the data')
+  forecast.open({ summary: 'Sunny, 21 °C' })
+  const whole = await response.ended
+  t.match(whole, /<main><h1>Weather in Lisbon<\/h1><!--\$--><p class="forecast">Sunny, 21 °C<\/p><!--\/\$--><\/main>/, 'the forecast in place')
+  t.notMatch(whole, /<template|hidden id=/, 'nothing left for a script to move')
+  t.same(deferredOutcomes(whole), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'and its value, for a browser that does run scripts')
+})
+
+t.test('a bot gets the whole document in one piece', async (t) => {
+  const { forecast, options } = gatedWeather()
+  const { app } = await build(t, options)
+  forecast.open({ summary: 'Sunny, 21 °C' })
+  const response = await app.inject({ url: '/weather', headers: BOT })
+  t.equal(response.statusCode, 200)
+  t.match(response.body, /<!--\$--><p class="forecast">Sunny, 21 °C<\/p><!--\/\$-->/)
+  t.notOk(response.headers['transfer-encoding'], 'not chunked')
+  t.notMatch(String(response.headers['server-timing']), /delivery/)
+})
+
+t.test('a rejected part shows its error in place, in words for the visitor, logged once with the request id; the status stays 200', async (t) => {
+  const { app, logs } = await build(t, { ...withWeather(), allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
+  for (const [name, headers] of Object.entries({ streamed: RUNS_SCRIPTS, held: FIRST_VISIT, bot: BOT })) {
+    const requestId = `rejected-${name}`
+    const response = await app.inject({ url: '/weather?delay=0&fail', headers: { ...headers, 'x-request-id': requestId } })
+    t.equal(response.statusCode, 200, `${name}: 200`)
+    const message = 'The forecast service is not answering. Please try again in a few minutes.'
+    t.same(deferredOutcomes(response.body), [['forecast', { ok: false, message }]], `${name}: the browser is told why`)
+    if (name !== 'streamed') t.match(response.body, `<p role="alert">${message}</p>`, `${name}: the error shows in place`)
+    else t.match(response.body, `<div hidden id="S:0"><p role="alert">${message}</p></div>`, `${name}: the error streams in`)
+    const logged = logs.filter((entry) => entry.level >= 50 && entry.requestId === requestId)
+    t.equal(logged.length, 1, `${name}: logged once`)
+    t.equal(logged[0]?.part, 'forecast', `${name}: naming the part`)
+  }
+})
+
+t.test('a part that fails with an internal error shows general words: its message stays on the server', async (t) => {
+  const loader = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:5432')) }))
+  const { app } = await build(t, { ...withWeather(loader), allowErrorLogs: true })
+  const response = await app.inject({ url: '/weather', headers: FIRST_VISIT })
+  t.notMatch(response.body, /ECONNREFUSED|10\.0\.0\.7/)
+  t.match(response.body, '<p role="alert">This part of the page could not be loaded. Please reload the page to try again.</p>')
+})
+
+t.test('a client that leaves mid-stream stops the render, and its loader sees its signal fire; nothing is logged as an error', async (t) => {
+  const { signals, options } = gatedWeather()
+  const { url, logs } = await listen(t, options)
+  const response = openStreamed(`${url}/weather`, { ...RUNS_SCRIPTS, 'accept-encoding': 'gzip' })
+  await response.waitFor(HEAD_AND_FALLBACK)
+  const [signal] = signals
+  t.equal(signal?.aborted, false)
+  const fired = new Promise((resolve) => signal?.addEventListener('abort', resolve))
+  response.abandon()
+  await fired
+  t.equal(signal?.reason?.name, 'ClientGoneError')
+  t.ok(logs.some((entry) => entry.msg === 'the client went away: rendering stopped' && entry.level === 30), 'an info line says so')
+})
+
+t.test('past the time limit, a pending part shows as timed out, the loader\'s signal fires and the response ends', async (t) => {
+  const { signals, options } = gatedWeather()
+  const { app, logs } = await build(t, { ...options, env: { STREAM_TIME_LIMIT_MS: '100' } })
+  for (const headers of [FIRST_VISIT, RUNS_SCRIPTS]) {
+    const response = await app.inject({ url: '/weather', headers })
+    t.equal(response.statusCode, 200)
+    t.match(response.body, `<p role="alert">${DEFERRED_TIMED_OUT}</p>`)
+    t.same(deferredOutcomes(response.body), [['forecast', { ok: false, message: DEFERRED_TIMED_OUT }]])
+    t.match(response.body, /<\/html>/, 'the document is complete')
+  }
+  t.ok(signals.every((signal) => signal.aborted), 'each loader was told to stop')
+  t.equal(logs.filter((entry) => entry.msg === 'the document reached its time limit' && entry.level === 40).length, 2, 'a warning for each')
+})
+
+t.test('a bad query is a 400 with a message a person can act on', async (t) => {
+  const { app } = await build(t, withWeather())
+  for (const delay of ['soon', '-1', '1.5', '600000']) {
+    const response = await app.inject({ url: `/weather?delay=${delay}`, headers: FIRST_VISIT })
+    t.equal(response.statusCode, 400, delay)
+    t.match(response.body, 'The delay must be a whole number of milliseconds from 0 to 60000.')
+  }
+})
+
+t.test('a page with deferred data is rendered once, by the streaming renderer alone, and its loader runs once', async (t) => {
+  let renders = 0
+  const counted = defineScreen<{ forecast: Promise<Forecast> }>({
+    path: '/counted',
+    component: ({ data }) => {
+      renders++
+      return createElement('main', null, createElement(Await<Forecast>, { resolve: data.forecast, fallback: 'Loading…', error: (message) => message, children: (forecast) => forecast.summary }))
+    }
+  })
+  let loads = 0
+  const loader = defineLoader<{ forecast: Promise<Forecast> }>(() => { loads++; return { forecast: Promise.resolve({ summary: 'Fog' }) } })
+  const { app } = await build(t, { screens: { counted: screen(counted, { loader }) } })
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) {
+    renders = 0
+    loads = 0
+    const response = await app.inject({ url: '/counted', headers })
+    t.match(response.body, 'Fog')
+    t.equal(renders, 1, 'the page component ran once: no string render thrown away')
+    t.equal(loads, 1)
+  }
+})
+
+t.test('a document with deferred data is never served from the render cache, unless its page says it may be', async (t) => {
+  const resolved = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.resolve({ summary: 'Sunny, 21 °C' }) }))
+  const { app } = await build(t, withWeather(resolved))
+  const outcomes = []
+  for (let visit = 0; visit < 3; visit++) outcomes.push(cacheOutcome(await app.inject({ url: '/weather', headers: BOT })))
+  t.same(outcomes, ['bypass', 'bypass', 'bypass'])
+  t.equal(app.renderCache.size, 0)
+
+  const { app: allowed } = await build(t, withWeather(resolved, { ...weather, cacheDeferred: true }))
+  const answers = []
+  for (let visit = 0; visit < 3; visit++) answers.push(await allowed.inject({ url: '/weather', headers: BOT }))
+  t.same(answers.map(cacheOutcome), ['miss', 'miss', 'hit'])
+  t.match(answers[2]?.body, FORECAST_SHOWN, 'served with its part in place')
+  t.same(deferredOutcomes(answers[2]?.body ?? ''), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]])
+})
+
+t.test('the metrics tell streamed, held and whole documents apart: time to the head and to the last byte', async (t) => {
+  const resolved = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary: 'Sunny, 21 °C' }))) }))
+  const { app } = await build(t, { ...withWeather(resolved), env: { METRICS_PORT: '0' } })
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) await app.inject({ url: '/weather', headers })
+  await app.inject({ url: '/', headers: FIRST_VISIT })
+  const samples = await scrape(app)
+  for (const name of ['document_head_seconds_count', 'document_last_byte_seconds_count']) {
+    t.same(labelValues(samples, name, 'delivery'), ['held', 'streamed', 'whole'], `${name}: each delivery apart`)
+    t.equal(valueOf(samples, name, { delivery: 'streamed' }), 1)
+    t.equal(valueOf(samples, name, { delivery: 'held' }), 1)
+    t.equal(valueOf(samples, name, { delivery: 'whole' }), 2, 'the bot\'s document and the home page')
+  }
+})
+
+t.test('a loader stopped by its signal because the client left is nobody\'s error', async (t) => {
+  const called = gate<void>()
+  const waits = defineLoader<WeatherData>(async ({ signal }) => {
+    called.open()
+    // Slow work that honours the signal, as fetch() does.
+    await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)))
+    return { city: 'Lisbon', forecast: Promise.resolve({ summary: 'never shown' }) }
+  })
+  const { url, logs } = await listen(t, withWeather(waits))
+  const response = openStreamed(`${url}/weather`, FIRST_VISIT)
+  await called.promise
+  response.abandon()
+  const said = (entry: typeof logs[number]) => entry.msg === 'the client went away while the page loaded'
+  await new Promise<void>((resolve) => {
+    const check = () => logs.some(said) ? resolve() : setImmediate(check)
+    check()
+  })
+  t.equal(logs.find(said)?.level, 30, 'an info line says so')
+  t.notOk(logs.some((entry) => entry.level >= 50), 'no error logged')
+})
+
+t.test('HEAD of a page with deferred data answers its headers and no body', async (t) => {
+  const { forecast, options } = gatedWeather()
+  const { app } = await build(t, options)
+  forecast.open({ summary: 'Sunny, 21 °C' })
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT]) {
+    const response = await app.inject({ method: 'HEAD', url: '/weather', headers })
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    t.equal(response.body, '')
+  }
+})
+
+t.test('a part whose value JSON cannot carry fails in place, logged, rather than hydrating differently', async (t) => {
+  const circular: Record<string, unknown> = { summary: 'Sunny' }
+  circular.self = circular
+  const loader = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.resolve(circular as unknown as Forecast) }))
+  const { app, logs } = await build(t, { ...withWeather(loader), allowErrorLogs: true })
+  const response = await app.inject({ url: '/weather', headers: FIRST_VISIT })
+  t.equal(response.statusCode, 200)
+  t.match(response.body, '<p role="alert">This part of the page could not be loaded. Please reload the page to try again.</p>')
+  t.same(deferredOutcomes(response.body), [['forecast', { ok: false, message: 'This part of the page could not be loaded. Please reload the page to try again.' }]])
+  t.equal(logs.filter((entry) => entry.level >= 50).length, 1, 'logged once')
+})
