@@ -5,5 +5,6 @@
 export const EXAMPLES = {
   examples: { view: () => import('./examples.js') },
   'examples-form': { view: () => import('./form.js'), server: () => import('./form.server.js') },
+  'examples-streaming': { view: () => import('./streaming.js'), server: () => import('./streaming.server.js') },
   'examples-time': { view: () => import('./time.js'), server: () => import('./time.server.js') }
 }
