@@ -1,18 +1,17 @@
 import { defineScreen } from '../../ui/define-screen.js'
-import { EXAMPLES_PATH, FORM_PATH, STREAMING_PATH, TIME_PATH } from './paths.js'
 
 const LIST = [
-  { path: FORM_PATH, name: 'A sign-up form', what: 'field errors by each field with and without JavaScript, a password never sent back, and a flash toast after the redirect.' },
-  { path: STREAMING_PATH, name: 'Streaming', what: 'a page that shows at once while a slow part of its data is on its way, and stays whole when that part fails.' },
-  { path: TIME_PATH, name: 'Your local time', what: 'a date and time in the visitor\'s time zone, rendered on the server from the time-zone hint.' }
+  { path: '/examples/form', name: 'A sign-up form', what: 'field errors by each field with and without JavaScript, a password never sent back, and a flash toast after the redirect.' },
+  { path: '/examples/streaming', name: 'Streaming', what: 'a page that shows at once while a slow part of its data is on its way, and stays whole when that part fails.' },
+  { path: '/examples/time', name: 'Your local time', what: 'a date and time in the visitor\'s time zone, rendered on the server from the time-zone hint.' }
 ]
 
 export default defineScreen<null>({
-  path: EXAMPLES_PATH,
+  path: '/examples',
   meta: {
     title: 'Examples',
     description: 'Working screens of Agent Stack: a form, a streamed page and a local time, each built only with what the documentation teaches.',
-    canonical: EXAMPLES_PATH
+    canonical: '/examples'
   },
   component: function ExamplesScreen () {
     return (

@@ -1,21 +1,21 @@
 import { defineScreen } from '../../ui/define-screen.js'
 import { Field, Form, SubmitButton } from '../../ui/forms/index.js'
-import { BackToExamples } from './back-link.js'
-import { FORM_PATH } from './paths.js'
+
+const PATH = '/examples/form'
 
 export default defineScreen<null>({
-  path: FORM_PATH,
+  path: PATH,
   meta: {
     title: 'Sign up',
     description: 'An example sign-up form: messages by each field with or without JavaScript, and a welcome after the redirect.',
-    canonical: FORM_PATH
+    canonical: PATH
   },
   component: function SignUpScreen () {
     return (
       <main>
         <h1>Sign up</h1>
         <p>Nothing is stored: the form shows how answers are checked, refused and welcomed.</p>
-        <Form action={FORM_PATH} aria-label='Sign up'>
+        <Form action={PATH} aria-label='Sign up'>
           <Field name='name' label='Name' autoComplete='name' maxLength={80} required />
           <Field name='email' type='email' label='Email address' autoComplete='email' required />
           <Field name='password' type='password' label='Password' hint='At least 8 characters.' autoComplete='new-password' required />
@@ -23,7 +23,7 @@ export default defineScreen<null>({
           <Field name='agree' type='checkbox' label='I agree to the terms' required />
           <SubmitButton pendingLabel='Signing up…'>Sign up</SubmitButton>
         </Form>
-        <BackToExamples />
+        <p><a href='/examples'>Back to the examples</a></p>
       </main>
     )
   }

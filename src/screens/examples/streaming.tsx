@@ -1,7 +1,7 @@
 import { Await } from '../../ui/await.js'
 import { defineScreen } from '../../ui/define-screen.js'
-import { BackToExamples } from './back-link.js'
-import { STREAMING_PATH } from './paths.js'
+
+const PATH = '/examples/streaming'
 
 export interface SlowPart {
   /** How long it took, in milliseconds. */
@@ -15,11 +15,11 @@ export interface StreamingData {
 }
 
 export default defineScreen<StreamingData>({
-  path: STREAMING_PATH,
+  path: PATH,
   meta: {
     title: 'Streaming',
     description: 'An example screen that shows at once while a slow part of its data is on its way, and stays whole when that part fails.',
-    canonical: STREAMING_PATH
+    canonical: PATH
   },
   component: function StreamingScreen ({ data }) {
     return (
@@ -29,8 +29,8 @@ export default defineScreen<StreamingData>({
         <Await resolve={data.slow} fallback={<p className='slow-part'>Loading…</p>} error={(message) => <p className='slow-part' role='alert'>{message}</p>}>
           {(slow) => <p className='slow-part'>{`Loaded after ${slow.delay} ms`}</p>}
         </Await>
-        <p>Try it <a href={`${STREAMING_PATH}?delay=5000`}>with a 5 s wait</a>, <a href={`${STREAMING_PATH}?delay=0`}>with none</a>, or <a href={`${STREAMING_PATH}?fail=1`}>with a part that fails</a>.</p>
-        <BackToExamples />
+        <p>Try it <a href={`${PATH}?delay=5000`}>with a 5 s wait</a>, <a href={`${PATH}?delay=0`}>with none</a>, or <a href={`${PATH}?fail=1`}>with a part that fails</a>.</p>
+        <p><a href='/examples'>Back to the examples</a></p>
       </main>
     )
   }

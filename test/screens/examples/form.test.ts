@@ -1,8 +1,9 @@
 import t from 'tap'
 import { FLASH_TOAST_COOKIE } from '../../../src/server/cookies/flash-toast.js'
-import { FORM_PATH } from '../../../src/screens/examples/paths.js'
 import { build, pageData, postForm, setCookie } from '../../helpers/app.js'
 import { renderedHoneypot, withHoneypot } from '../../helpers/forms.js'
+
+const FORM_PATH = '/examples/form'
 
 /**
  * The sign-up example (src/screens/examples/form.tsx and form.server.ts): its page, a welcome after the redirect,

@@ -5,10 +5,11 @@ import { renderToStaticMarkup } from 'react-dom/server'
 import t from 'tap'
 import { SCREENS } from '../../../src/screens/index.js'
 import { EXAMPLES } from '../../../src/screens/examples/index.js'
-import { EXAMPLES_PATH } from '../../../src/screens/examples/paths.js'
 import type { ScreenRegistry } from '../../../src/ui/define-screen.js'
 import { loadScreen, ScreenTableContext } from '../../../src/ui/screen-table.js'
 import { build } from '../../helpers/app.js'
+
+const EXAMPLES_PATH = '/examples'
 
 /**
  * The list of examples (src/screens/examples/examples.tsx), the home page's link to it, and removing the examples:

@@ -1,11 +1,12 @@
 import t, { type Test } from 'tap'
 import view from '../../../src/screens/examples/streaming.js'
 import { BAD_DELAY, readDelay } from '../../../src/screens/examples/streaming.server.js'
-import { STREAMING_PATH } from '../../../src/screens/examples/paths.js'
 import { build } from '../../helpers/app.js'
 import { screen } from '../../helpers/screens.js'
 import { listen } from '../../helpers/server.js'
 import { gate, openStreamed } from '../../helpers/streamed-response.js'
+
+const STREAMING_PATH = '/examples/streaming'
 
 /**
  * The streaming example (src/screens/examples/streaming.tsx and streaming.server.ts): the page at once, "Loading…"

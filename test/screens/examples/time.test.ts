@@ -1,7 +1,10 @@
 import t from 'tap'
 import { TIME_ZONE_MARKER } from '../../../src/shared/client-hints.js'
-import { EXAMPLES_PATH, FORM_PATH, TIME_PATH } from '../../../src/screens/examples/paths.js'
 import { build, cacheOutcome, pageData } from '../../helpers/app.js'
+
+const EXAMPLES_PATH = '/examples'
+const FORM_PATH = '/examples/form'
+const TIME_PATH = '/examples/time'
 
 /**
  * The local-time example (src/screens/examples/time.tsx): the instant of the request in the zone the browser hinted,
