@@ -1,10 +1,9 @@
-import t, { type Test } from 'tap'
-import view from '../../../src/screens/examples/streaming.js'
+import t from 'tap'
 import { BAD_DELAY, readDelay } from '../../../src/screens/examples/streaming.server.js'
 import { build } from '../../helpers/app.js'
-import { screen } from '../../helpers/screens.js'
 import { listen } from '../../helpers/server.js'
-import { gate, openStreamed } from '../../helpers/streamed-response.js'
+import { openStreamed } from '../../helpers/streamed-response.js'
+import { withGatedWaits } from './gated-waits.js'
 
 const STREAMING_PATH = '/examples/streaming'
 
@@ -19,30 +18,6 @@ const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like
 const RUNS_SCRIPTS = { accept: 'text/html', 'user-agent': BROWSER, cookie: 'CH-time-zone=Europe%2FLisbon; CH-prefers-color-scheme=light' }
 const FIRST_VISIT = { accept: 'text/html', 'user-agent': BROWSER }
 
-interface Wait {
-  delay: number
-  signal: AbortSignal
-  done: ReturnType<typeof gate<void>>
-}
-
-/** The example's own loader, its wait (node:timers/promises) in the test's hands: each wait is a gate the test opens. */
-async function withGatedWaits (t: Test) {
-  const waits: Wait[] = []
-  const started = gate<Wait>()
-  const { loader } = await t.mockImport<typeof import('../../../src/screens/examples/streaming.server.js')>('../../../src/screens/examples/streaming.server.js', {
-    'node:timers/promises': {
-      setTimeout: (delay: number, _value: unknown, { signal }: { signal: AbortSignal }) => {
-        const wait = { delay, signal, done: gate<void>() }
-        signal.addEventListener('abort', () => wait.done.fail(signal.reason as Error))
-        waits.push(wait)
-        started.open(wait)
-        return wait.done.promise
-      }
-    }
-  })
-  return { waits, started: started.promise, screens: { 'examples-streaming': screen(view, { loader }) } }
-}
-
 t.test('the delay a person may ask for: whole milliseconds from 0 to 10000, 1500 unasked', async (t) => {
   t.equal(readDelay(null), 1500)
   t.same(['0', '250', '10000', '00042'].map(readDelay), [0, 250, 10000, 42])
@@ -50,7 +25,7 @@ t.test('the delay a person may ask for: whole milliseconds from 0 to 10000, 1500
 })
 
 t.test('the page, then the slow part where "Loading…" was, in the same response', async (t) => {
-  const { waits, started, screens } = await withGatedWaits(t)
+  const { waits, firstWait, screens } = await withGatedWaits(t)
   const { url } = await listen(t, { screens })
   const response = openStreamed(`${url}${STREAMING_PATH}?delay=2500`, RUNS_SCRIPTS)
   t.equal((await response.headers).status, 200)
@@ -60,16 +35,16 @@ t.test('the page, then the slow part where "Loading…" was, in the same respons
   t.match(shell, 'This page asked for a part that takes 2500 ms.')
   t.match(shell, '<a href="/examples">Back to the examples</a>')
   t.notMatch(shell, 'Loaded after', 'the slow part is not there yet')
-  t.equal((await started).delay, 2500, 'the loader waits as long as asked')
+  t.equal((await firstWait).delay, 2500, 'the loader waits as long as asked')
   waits[0]!.done.open()
   t.match(await response.ended, /<p class="slow-part">Loaded after 2500 ms<\/p>[\s\S]*<\/html>/)
 })
 
 t.test('a first visit gets the finished page, the slow part in place; the delay is 1500 ms unless asked', async (t) => {
-  const { started, screens } = await withGatedWaits(t)
+  const { firstWait, screens } = await withGatedWaits(t)
   const { app } = await build(t, { screens })
   const page = app.inject({ url: STREAMING_PATH, headers: FIRST_VISIT })
-  const wait = await started
+  const wait = await firstWait
   t.equal(wait.delay, 1500)
   wait.done.open()
   const { statusCode, body } = await page
@@ -102,11 +77,11 @@ t.test('a delay that is not whole milliseconds from 0 to 10000 is a 400 with the
 })
 
 t.test('the loader honours its signal: a visitor who leaves stops the wait', async (t) => {
-  const { started, screens } = await withGatedWaits(t)
+  const { firstWait, screens } = await withGatedWaits(t)
   const { url } = await listen(t, { screens })
   const response = openStreamed(`${url}${STREAMING_PATH}`, RUNS_SCRIPTS)
   await response.waitFor(/Loading…/)
-  const wait = await started
+  const wait = await firstWait
   t.equal(wait.signal.aborted, false)
   const stopped = wait.done.promise.catch((error: unknown) => error)
   response.abandon()
