@@ -5,6 +5,7 @@ import { Document } from '../ui/document.js'
 import { SCREENS } from '../screens/index.js'
 import type { ScreenRegistry } from '../ui/define-screen.js'
 import { loadScreen, screenEntry, ScreenTableContext } from '../ui/screen-table.js'
+import { SPECULATION_RULES_ID, SpeculationRulesSource } from '../ui/speculation-rules.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
 import { takeDeferredParts } from './deferred-store.js'
@@ -36,6 +37,7 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
   const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
   const readHintScript = () => hintScript
   const deferredParts = takeDeferredParts(data.page.deferred ?? [])
+  const speculationRules = document.getElementById(SPECULATION_RULES_ID)?.textContent ?? ''
 
   hydrateRoot(
     document,
@@ -43,9 +45,11 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
       <AfterHydration effect={startTracker}>
         <ScreenTableContext value={screens}>
           <HintScriptSource value={readHintScript}>
-            <DeferredPartsContext value={deferredParts}>
-              <Document data={data} nonce={nonce} />
-            </DeferredPartsContext>
+            <SpeculationRulesSource value={speculationRules}>
+              <DeferredPartsContext value={deferredParts}>
+                <Document data={data} nonce={nonce} />
+              </DeferredPartsContext>
+            </SpeculationRulesSource>
           </HintScriptSource>
         </ScreenTableContext>
       </AfterHydration>

@@ -1,4 +1,5 @@
 import type { PublicEnv } from '../shared/page-data.js'
+import { whenActivated } from '../ui/when-activated.js'
 import { whenIdle } from '../ui/when-idle.js'
 
 /** Prefix of the one console line a failed start leaves (the browser tests look for it). */
@@ -23,5 +24,6 @@ export function startTrackerWhenIdle (env: PublicEnv): void {
       .then((outcome) => { if (!outcome.started) console.info(NOT_STARTED, outcome.reason) })
       .catch((error: unknown) => console.info(NOT_STARTED, 'its code could not be loaded.', error))
   }
-  whenIdle(start, 5000)
+  // Not while prerendered: the session would record a visit that may never happen.
+  whenActivated(() => whenIdle(start, 5000))
 }

@@ -2,6 +2,7 @@ import type { PageData } from '../shared/page-data.js'
 import { App } from './app.js'
 import type { ScreenText, ScreenView } from './define-screen.js'
 import { useScreen } from './screen-table.js'
+import { SpeculationRulesScript } from './speculation-rules.js'
 import { HintCheckScript, ThemeColorMeta, ThemeProvider, useTheme } from './theme.js'
 
 export const PRODUCT_NAME = 'Agent Stack'
@@ -72,6 +73,7 @@ function ThemedDocument ({ data, nonce }: DocumentProps) {
         <link rel='manifest' href='/site.webmanifest' crossOrigin='use-credentials' />
         {assets.styles.map((href) => <link key={href} rel='stylesheet' href={href} />)}
         {assets.preloads.map((href) => <link key={href} rel='modulepreload' href={href} />)}
+        <SpeculationRulesScript nonce={nonce} />
       </head>
       <body>
         <App data={data} theme={theme} />

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { assertBlocksAreFixtures } from '../helpers/doc-fixtures.js'
+import { assertBlocksAreFixtures } from '../helpers/doc-blocks.js'
 
 // docs/streaming.md's screen with deferred data runs as test/fixtures/streaming/ (test/server/streaming.test.ts and
 // test/browser/streaming.test.ts run it) and its test as test/examples/weather.test.ts.

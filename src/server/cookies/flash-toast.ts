@@ -33,6 +33,8 @@ export interface FlashToasts {
   set (reply: FastifyReply, toast: FlashToastInput): Toast
   /** Reads the toast once and clears it; anything tampered, expired or malformed is null. */
   take (request: FastifyRequest, reply: FastifyReply): Toast | null
+  /** Whether the request carries a toast cookie, read or not: a page asked for speculatively must then not be sent. */
+  waiting (request: FastifyRequest): boolean
 }
 
 export interface FlashToastOptions {
@@ -78,6 +80,9 @@ export function createFlashToasts ({ attributes, now = Date.now }: FlashToastOpt
       } catch {
         return null
       }
+    },
+    waiting (request) {
+      return request.cookies[cookieName] !== undefined
     }
   }
 }

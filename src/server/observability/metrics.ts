@@ -4,6 +4,7 @@ import { THEME_PREFERENCES, type ThemePreference } from '../../shared/theme.js'
 import type { CspDirective } from '../security/csp-report.js'
 import type { HoneypotErrorCode } from '../security/honeypot.js'
 import type { RenderCacheStats } from '../rendering/render-cache.js'
+import type { Speculation } from '../http/speculation.js'
 import type { Delivery } from '../rendering/render.js'
 import { READINESS_STATES, type ReadinessState } from '../plugins/app/readiness.js'
 
@@ -50,11 +51,12 @@ export class Metrics {
   readonly registry = new Registry()
 
   // route: a pattern of the route table (`/`, `/resources/theme-switch`) or NOT_FOUND_ROUTE, never the URL;
-  // method: Node's list of methods, else `other`; status_class: 1xx to 5xx.
+  // method: Node's list of methods, else `other`; status_class: 1xx to 5xx; speculation: none, prefetch or
+  // prerender (requests sent ahead of a click, which may never be shown, and may be refused with a 503).
   readonly #requestDuration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'Time from a request\'s arrival to the end of its response, by route pattern, method and status class.',
-    labelNames: ['route', 'method', 'status_class'] as const,
+    help: 'Time from a request\'s arrival to the end of its response, by route pattern, method, status class and speculation (Sec-Purpose).',
+    labelNames: ['route', 'method', 'status_class', 'speculation'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry]
   })
@@ -185,8 +187,8 @@ export class Metrics {
     for (const theme of THEME_PREFERENCES) this.#themeSwitches.inc({ theme }, 0)
   }
 
-  observeRequest (route: string, method: string, status: number, seconds: number): void {
-    this.#requestDuration.observe({ route, method: KNOWN_METHODS.has(method) ? method : 'other', status_class: statusClass(status) }, seconds)
+  observeRequest (route: string, method: string, status: number, seconds: number, speculation: Speculation = 'none'): void {
+    this.#requestDuration.observe({ route, method: KNOWN_METHODS.has(method) ? method : 'other', status_class: statusClass(status), speculation }, seconds)
   }
 
   documentSent ({ page, cache, renderSeconds, delivery, headSeconds, lastByteSeconds, failed }: DocumentOutcome): void {

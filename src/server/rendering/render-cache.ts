@@ -117,6 +117,11 @@ export class RenderCache {
     return entry.template
   }
 
+  /** A lookup that leaves no trace: no recency, no hit or miss counted (a speculative request, which may never be shown). */
+  peek (key: string): Template | undefined {
+    return this.#entries.get(key)?.template
+  }
+
   set (key: string, template: Template): void {
     if (key.length > this.#maxKeyChars) return
     const chars = key.length + template.parts.reduce((sum, part) => sum + part.length, 0)

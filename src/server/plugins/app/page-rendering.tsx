@@ -6,6 +6,9 @@ import { Document } from '../../../ui/document.js'
 import { HintScriptSource } from '../../../ui/theme.js'
 import { SYSTEM_SCREENS } from '../../../ui/define-screen.js'
 import { ScreenTableContext } from '../../../ui/screen-table.js'
+import { serializeForScript } from '../../../shared/serialize.js'
+import { speculationRules } from '../../../shared/speculation-rules.js'
+import { SpeculationRulesSource } from '../../../ui/speculation-rules.js'
 import { pageAssets, type AssetManifest } from '../../rendering/assets.js'
 import { publicEnv, type Env } from '../../env.js'
 import { STATUSES } from '../../errors.js'
@@ -19,6 +22,7 @@ import { DeferredPartsContext } from '../../../ui/await.js'
 import { readRequestInfo } from '../../http/request-info.js'
 import { addVary } from '../../http/negotiation.js'
 import { advertiseClientHints } from '../../http/client-hints.js'
+import { speculationOf } from '../../http/speculation.js'
 import type { DevTools } from '../../dev/dev-tools.js'
 import type { LoadedScreens } from '../../screens/load-screens.js'
 
@@ -59,12 +63,16 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   // A deferred part is not in the cache key: only a screen that says its parts follow from the rest may be served cached.
   const deferredCacheable = new Set(screens.screens.filter(({ view }) => view.cacheDeferred === true).map(({ id }) => id))
   const noParts: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
+  // Where the screens' forms post: links there are never prerendered or prefetched.
+  const rules = serializeForScript(speculationRules(screens.forms.map((form) => form.path)))
   const element = (data: PageData, nonce: string, parts = noParts) => (
     <ScreenTableContext value={screens.registry}>
       <HintScriptSource value={hintCheckScriptFor}>
-        <DeferredPartsContext value={parts}>
-          <Document data={data} nonce={nonce} />
-        </DeferredPartsContext>
+        <SpeculationRulesSource value={rules}>
+          <DeferredPartsContext value={parts}>
+            <Document data={data} nonce={nonce} />
+          </DeferredPartsContext>
+        </SpeculationRulesSource>
       </HintScriptSource>
     </ScreenTableContext>
   )
@@ -125,6 +133,13 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   app.decorate('renderCache', cache)
   app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
     const reply = this
+    const speculation = speculationOf(reply.request)
+    // A toast is shown once, so a page that may never be seen must not take it: the browser drops a speculation
+    // refused with 503 and asks again on the click (https://github.com/WICG/nav-speculation/issues/138).
+    if (speculation !== 'none' && app.flashToasts.waiting(reply.request)) {
+      reply.status(503).header('Cache-Control', 'no-store').header('Vary', 'Sec-Purpose, Cookie').send()
+      return
+    }
     const data = pageData(reply, page, requestInfo)
     // An error page has already said no-store.
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
@@ -137,9 +152,11 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const deferred = page.deferred ? deferredPartsOf(reply) : null
     const cacheable = !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
     const key = script === documentScript ? renderCacheKey(data, fillings, cacheable) : null
-    const template = key === null ? undefined : cache.get(key)
-    reply.timeDocument(page.id, template ? 'hit' : key === null ? 'bypass' : 'miss')
+    // A speculation may never be shown: it reads the cache but never counts as a sighting, so never changes what is kept.
+    const visitor = speculation === 'none'
+    const template = key === null ? undefined : visitor ? cache.get(key) : cache.peek(key)
+    reply.timeDocument(page.id, template ? 'hit' : key === null || !visitor ? 'bypass' : 'miss')
     if (template) sendCached(reply, data, template, fillings)
-    else render(reply, data, nonce, script, key !== null && cache.admits(key) ? cache.capture(key, fillings) : passThrough(), deferred)
+    else render(reply, data, nonce, script, key !== null && visitor && cache.admits(key) ? cache.capture(key, fillings) : passThrough(), deferred)
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { HoneypotError } from '../../security/honeypot.js'
 import { Metrics, NOT_FOUND_ROUTE } from '../../observability/metrics.js'
+import { speculationOf } from '../../http/speculation.js'
 import { documentOutcome, documentTiming } from '../app/document-timing.js'
 
 declare module 'fastify' {
@@ -32,7 +33,7 @@ export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    recorder.observeRequest(routePattern(request), request.method, reply.statusCode, reply.elapsedTime / 1000)
+    recorder.observeRequest(routePattern(request), request.method, reply.statusCode, reply.elapsedTime / 1000, speculationOf(request))
     const timing = documentTiming(reply)
     if (timing) recorder.documentSent(documentOutcome(timing))
     done()

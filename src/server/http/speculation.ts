@@ -1,0 +1,17 @@
+import type { FastifyRequest } from 'fastify'
+
+/** Why a request was sent: `none` for a visitor's own, else the speculation that fetched it ahead of a click. */
+export type Speculation = 'none' | 'prefetch' | 'prerender'
+
+/**
+ * Reads `Sec-Purpose` (a structured-field list: `prefetch`, `prefetch;prerender`). Browsers send it on prefetches
+ * and prerenders, which carry cookies but may never be shown (https://wicg.github.io/nav-speculation/prefetch.html).
+ */
+export function speculationOf (request: FastifyRequest): Speculation {
+  const header = request.headers['sec-purpose']
+  if (typeof header !== 'string') return 'none'
+  const [item = '', ...parameters] = header.split(',')[0]?.split(';').map((part) => part.trim()) ?? []
+  if (item !== 'prefetch') return 'none'
+  // A boolean parameter: bare (`;prerender`) or `=?1` is true, `=?0` false (RFC 8941, 3.3.6).
+  return parameters.some((parameter) => parameter === 'prerender' || parameter === 'prerender=?1') ? 'prerender' : 'prefetch'
+}

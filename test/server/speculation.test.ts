@@ -1,0 +1,134 @@
+import t from 'tap'
+import { Type } from 'typebox'
+import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
+import { defineAction } from '../../src/server/screens/index.js'
+import { speculationRules, SPECULATE_ATTRIBUTE } from '../../src/shared/speculation-rules.js'
+import { defineScreen } from '../../src/ui/define-screen.js'
+import { build, cacheOutcome, inlineScripts, pageData, setCookie } from '../helpers/app.js'
+import { scrape, valueOf } from '../helpers/metrics.js'
+import { screen } from '../helpers/screens.js'
+
+// Issue 26: Speculation Rules on every document, and speculative requests (Sec-Purpose) that never consume a
+// flash toast nor change what the render cache keeps.
+
+const HTML = { accept: 'text/html' }
+const PREFETCH = { ...HTML, 'sec-purpose': 'prefetch' }
+const PRERENDER = { ...HTML, 'sec-purpose': 'prefetch;prerender' }
+
+function scriptNonce (headers: Record<string, unknown>): string | undefined {
+  return /script-src [^;]*'nonce-([^']+)'/.exec(String(headers['content-security-policy']))?.[1]
+}
+
+/** The document's speculation rules script: its attributes' nonce and its parsed rules. */
+function rulesScript (html: string) {
+  const tag = /<script type="speculationrules"([^>]*)>([\s\S]*?)<\/script>/.exec(html)
+  if (!tag) return undefined
+  return { nonce: /nonce="([^"]*)"/.exec(tag[1] ?? '')?.[1], rules: JSON.parse(tag[2] ?? '') as unknown }
+}
+
+t.test('the rules prerender same-origin links on hover, never /resources/*, a form action or a marked link', async (t) => {
+  const rules = speculationRules(['/contact', '/things/:id/edit'])
+  t.equal(rules.prerender.length, 1)
+  t.equal(rules.prerender[0]?.eagerness, 'moderate', 'on hover or pointer-down')
+  t.same(rules.prerender[0]?.where, {
+    and: [
+      { href_matches: '/*' },
+      { not: { href_matches: '/resources/*' } },
+      { not: { href_matches: '/contact' } },
+      { not: { href_matches: '/things/:id/edit' } },
+      { not: { selector_matches: `[${SPECULATE_ATTRIBUTE}]` } }
+    ]
+  })
+  t.same(rules.prefetch, [{
+    where: {
+      and: [
+        { href_matches: '/*' },
+        { not: { href_matches: '/resources/*' } },
+        { not: { href_matches: '/contact' } },
+        { not: { href_matches: '/things/:id/edit' } },
+        { selector_matches: `[${SPECULATE_ATTRIBUTE}="prefetch"]` }
+      ]
+    },
+    eagerness: 'moderate'
+  }], 'a link marked data-speculate="prefetch" is only prefetched')
+  t.same(speculationRules(['/a', '/a']), speculationRules(['/a']), 'a path posted to twice is listed once')
+})
+
+t.test('every document carries the rules inline, with its own response\'s nonce, cached or not', async (t) => {
+  // Forms post to their screen's path unless their action names another.
+  const signUp = screen(defineScreen({ path: '/sign-up', component: () => null }), { action: defineAction({ schema: Type.Object({ name: Type.String() }), handle: () => {} }) })
+  const feedback = screen(defineScreen({ path: '/feedback', component: () => null }), { action: defineAction({ path: '/feedback/send', schema: Type.Object({}), handle: () => {} }) })
+  const { app } = await build(t, { screens: { 'sign-up': signUp, feedback } })
+  const responses = [await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML })]
+  t.same(responses.map(cacheOutcome), ['miss', 'miss', 'hit'])
+  for (const response of [...responses, await app.inject({ url: '/nowhere', headers: HTML })]) {
+    const script = rulesScript(response.body)
+    t.ok(script, 'the document has a speculationrules script')
+    t.ok(script?.nonce, 'with a nonce')
+    t.equal(script?.nonce, scriptNonce(response.headers), 'the nonce of this response\'s CSP, also when served from the cache')
+    t.same(script?.rules, speculationRules(['/sign-up', '/feedback/send']), 'naming where the screens\' forms post')
+  }
+  t.equal(inlineScripts(responses[2]!.body).filter((script) => script.body.includes('"prerender"')).length, 1, 'once')
+})
+
+t.test('a speculative request for a page with a flash toast waiting is refused, and the toast kept for the visit', async (t) => {
+  const { app } = await build(t, {
+    routes (app) {
+      app.post('/test/act', async (_request, reply) => {
+        app.flashToasts.set(reply, { id: 'saved', type: 'success', description: 'Saved.' })
+        return reply.redirect('/', 303)
+      })
+    }
+  })
+  const action = await app.inject({ method: 'POST', url: '/test/act', headers: HTML })
+  const cookies = { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)?.value ?? '' }
+  t.ok(cookies[FLASH_TOAST_COOKIE], 'the action set a toast')
+
+  for (const headers of [PREFETCH, PRERENDER]) {
+    const speculative = await app.inject({ url: '/', headers, cookies })
+    t.equal(speculative.statusCode, 503, `${headers['sec-purpose']}: refused, so the browser drops it and asks again on the click`)
+    t.equal(speculative.body, '', 'with no document')
+    t.equal(speculative.headers['cache-control'], 'no-store')
+    t.match(speculative.headers.vary, /Sec-Purpose/)
+    t.equal(setCookie(speculative, FLASH_TOAST_COOKIE), undefined, 'the toast cookie is left alone')
+  }
+  const visit = await app.inject({ url: '/', headers: HTML, cookies })
+  t.equal(visit.statusCode, 200)
+  t.equal(pageData(visit.body).toast?.id, 'saved', 'the visit itself shows the toast')
+  t.equal(setCookie(visit, FLASH_TOAST_COOKIE)?.value, '', 'and clears it')
+
+  const noToast = await app.inject({ url: '/', headers: PRERENDER })
+  t.equal(noToast.statusCode, 200, 'without a toast waiting, a prerender gets the page')
+  t.equal(pageData(noToast.body).toast, null)
+})
+
+t.test('speculative requests never change what the render cache keeps', async (t) => {
+  const { app } = await build(t)
+  const speculated = [await app.inject({ url: '/', headers: PRERENDER }), await app.inject({ url: '/', headers: PREFETCH })]
+  t.same(speculated.map(cacheOutcome), ['bypass', 'bypass'], 'rendered, never kept')
+  t.equal(app.renderCache.size, 0)
+  // Had the speculations counted as sightings, the first visit would have been kept and the second a hit.
+  const visits = [await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML })]
+  t.same(visits.map(cacheOutcome), ['miss', 'miss', 'hit'], 'visits are kept on their own second sighting, as without speculation')
+
+  const before = app.renderCache.stats
+  const hit = await app.inject({ url: '/', headers: PRERENDER })
+  t.equal(cacheOutcome(hit), 'hit', 'a speculation is served a kept document')
+  t.same(app.renderCache.stats, before, 'without counting a hit or refreshing its place')
+})
+
+t.test('speculative requests are counted apart in the metrics', async (t) => {
+  const { app } = await build(t, { env: { METRICS_PORT: '0' } })
+  await app.inject({ url: '/', headers: HTML })
+  await app.inject({ url: '/', headers: PRERENDER })
+  await app.inject({ url: '/', headers: PRERENDER })
+  await app.inject({ url: '/', headers: PREFETCH })
+  await app.inject({ url: '/', headers: { ...HTML, 'sec-purpose': 'prefetch;anonymous-client-ip' } })
+  await app.inject({ url: '/', headers: { ...HTML, 'sec-purpose': 'prefetch;prerender=?0' } })
+  await app.inject({ url: '/', headers: { ...HTML, 'sec-purpose': 'something-else' } })
+  const samples = await scrape(app)
+  const count = (speculation: string) => valueOf(samples, 'http_request_duration_seconds_count', { route: '/', speculation })
+  t.equal(count('none'), 2, 'a visitor\'s requests, and any other purpose')
+  t.equal(count('prerender'), 2)
+  t.equal(count('prefetch'), 3, 'a prefetch, whatever its other parameters')
+})
