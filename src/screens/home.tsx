@@ -1,5 +1,6 @@
+import { useContext } from 'react'
 import { defineScreen } from '../ui/define-screen.js'
-import { useHasScreen } from '../ui/screen-table.js'
+import { ScreenTableContext } from '../ui/screen-table.js'
 
 export default defineScreen<null>({
   path: '/',
@@ -10,7 +11,7 @@ export default defineScreen<null>({
         <h1>Agent Stack</h1>
         <p>The shell every screen of Agent Stack is rendered in.</p>
         {/* Shown while the registry lists the examples, so removing them leaves no dead link. */}
-        {useHasScreen('examples') ? <p><a href='/examples'>See it at work in the examples</a>.</p> : null}
+        {Object.hasOwn(useContext(ScreenTableContext), 'examples') ? <p><a href='/examples'>See it at work in the examples</a>.</p> : null}
       </main>
     )
   }

@@ -36,8 +36,3 @@ export function useScreen (id: string): ScreenView<any> | undefined {
   const entry = screenEntry(useContext(ScreenTableContext), id)
   return entry ? use(loadScreen(entry)) : undefined
 }
-
-/** Whether the registry lists the screen `id`: a link to a screen that may be removed (the examples) shows only while it is there. */
-export function useHasScreen (id: string): boolean {
-  return Object.hasOwn(useContext(ScreenTableContext), id)
-}

@@ -7,21 +7,21 @@ export default defineScreen<null>({
   path: PATH,
   meta: {
     title: 'Sign up',
-    description: 'An example sign-up form: messages by each field with or without JavaScript, and a welcome after the redirect.',
+    description: 'An example sign-up form that works with and without JavaScript.',
     canonical: PATH
   },
   component: function SignUpScreen () {
     return (
       <main>
         <h1>Sign up</h1>
-        <p>Nothing is stored: the form shows how answers are checked, refused and welcomed.</p>
-        <Form action={PATH} aria-label='Sign up'>
+        <p>An example: nothing is stored.</p>
+        <Form action={PATH}>
           <Field name='name' label='Name' autoComplete='name' maxLength={80} required />
           <Field name='email' type='email' label='Email address' autoComplete='email' required />
           <Field name='password' type='password' label='Password' hint='At least 8 characters.' autoComplete='new-password' required />
-          <Field name='age' type='number' label='Age (optional)' inputMode='numeric' />
+          <Field name='age' type='number' label='Age (optional)' />
           <Field name='agree' type='checkbox' label='I agree to the terms' required />
-          <SubmitButton pendingLabel='Signing up…'>Sign up</SubmitButton>
+          <SubmitButton>Sign up</SubmitButton>
         </Form>
         <p><a href='/examples'>Back to the examples</a></p>
       </main>
