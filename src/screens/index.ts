@@ -7,7 +7,7 @@ import { EXAMPLES } from './examples/index.js'
  */
 export const SCREENS = defineScreens({
   home: { view: () => import('./home.js') },
-  // The worked examples (docs/examples.md): to remove them, delete this line, its import and src/screens/examples/.
+  // The worked examples (docs/examples.md): to remove them, delete this line, its import, src/screens/examples/ and test/screens/examples/.
   ...EXAMPLES,
   // Chosen by the server for errors: no address, titles from the error catalogue, no canonical.
   'not-found': { view: () => import('./not-found.js') },

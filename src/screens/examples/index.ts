@@ -1,6 +1,7 @@
 /**
  * The example screens, as registry lines: src/screens/index.ts spreads them into SCREENS. Removing the examples is
- * deleting this folder and that line with its import (docs/examples.md); the home page's link to them goes with the registry line.
+ * deleting this folder, test/screens/examples/, and that line with its import (docs/examples.md); the home page links
+ * to them only while the registry lists them.
  */
 export const EXAMPLES = {
   examples: { view: () => import('./examples.js') },
