@@ -8,23 +8,29 @@ import { DIST_DIR } from '../../src/server/app.js'
 // Sizes are deterministic for a given build, so the budget is checked here
 // rather than by the benchmark's timing. The bench reports the same figure.
 const metafile = JSON.parse(readFileSync(join(DIST_DIR, 'client-meta.json'), 'utf8'))
-const { config } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { config: { initialJavaScriptBudgetKiB: number } }
-const BUDGET_BYTES = config.initialJavaScriptBudgetKiB * 1024
+// The shell is what every page waits for; a page's own chunk comes on top (the sign-up example's, with the form kit,
+// is the heaviest), so each has its budget (bench/targets.mjs reports the same two figures).
+const { config } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { config: { initialJavaScriptBudgetKiB: number, pageJavaScriptBudgetKiB: number } }
+const SHELL_BUDGET_BYTES = config.initialJavaScriptBudgetKiB * 1024
+const PAGE_BUDGET_BYTES = config.pageJavaScriptBudgetKiB * 1024
 
 /** Bytes as a gzip client receives them: the .gz files the build wrote beside each script. */
 const gzipBytes = (files: string[]) => files.reduce((sum, file) => sum + statSync(join(DIST_DIR, '..', `${file}.gz`)).size, 0)
 const kib = (bytes: number) => (bytes / 1024).toFixed(1)
 
-t.test(`the JavaScript that first paint and hydration wait for is at most ${config.initialJavaScriptBudgetKiB} KiB gzip on every page`, async (t) => {
+t.test(`the JavaScript that first paint and hydration wait for: the shell at most ${config.initialJavaScriptBudgetKiB} KiB gzip, with any page's own at most ${config.pageJavaScriptBudgetKiB}`, async (t) => {
   const shell = initialOutputs(metafile)
   const shellBytes = gzipBytes(shell)
   // React 19's hydrateRoot alone is about 67 KiB gzip: far less means the wrong files were measured.
   t.ok(shellBytes > 60 * 1024, 'the measurement covers React itself')
+  t.ok(shellBytes <= SHELL_BUDGET_BYTES, `the shell: ${kib(shellBytes)} KiB ≤ ${config.initialJavaScriptBudgetKiB} KiB`)
   const pages = Object.entries(screenOutputs(metafile, await screenModules()))
   t.ok(pages.some(([id]) => id === 'home'), 'each screen has chunks of its own, the home page too')
+  const heaviest = { id: '', bytes: 0 }
   for (const [id, files] of pages) {
     const bytes = shellBytes + gzipBytes(files)
     t.comment(`${id}: ${kib(bytes)} KiB gzip (shell ${kib(shellBytes)} in ${shell.length} files, page ${kib(bytes - shellBytes)} in ${files.length})`)
-    t.ok(bytes <= BUDGET_BYTES, `${id}: ${kib(bytes)} KiB ≤ ${config.initialJavaScriptBudgetKiB} KiB`)
+    if (bytes > heaviest.bytes) Object.assign(heaviest, { id, bytes })
   }
+  t.ok(heaviest.bytes <= PAGE_BUDGET_BYTES, `the heaviest page, ${heaviest.id}: ${kib(heaviest.bytes)} KiB ≤ ${config.pageJavaScriptBudgetKiB} KiB`)
 })

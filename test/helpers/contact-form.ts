@@ -75,22 +75,22 @@ export async function send (page: Page, javaScript: boolean): Promise<number | u
   return undefined
 }
 
-/** The messages shown by the fields, by name, read from the page as a person sees it. */
-export async function fieldMessages (page: Page): Promise<Record<string, string>> {
+/** The messages shown by the fields (the contact form's unless named), by name, read from the page as a person sees it. */
+export async function fieldMessages (page: Page, fields: readonly string[] = FIELDS): Promise<Record<string, string>> {
   return page.evaluate((names) => Object.fromEntries(names.flatMap((name) => {
     const control = document.querySelector(`[name="${name}"]`)
     const ids = control?.getAttribute('aria-describedby')?.split(' ') ?? []
     const message = ids.map((id) => document.getElementById(id)).find((element) => element?.classList.contains('field-error'))
     return message && control?.getAttribute('aria-invalid') === 'true' ? [[name, message.textContent!.replace(/^Error: /, '')]] : []
-  })), FIELDS)
+  })), fields)
 }
 
-/** What the form's controls hold now. */
-export async function controlValues (page: Page): Promise<Record<string, string | boolean>> {
+/** What the form's controls (the contact form's unless named) hold now. */
+export async function controlValues (page: Page, fields: readonly string[] = FIELDS): Promise<Record<string, string | boolean>> {
   return page.evaluate((names) => Object.fromEntries(names.map((name) => {
     const control = document.querySelector<HTMLInputElement>(`[name="${name}"]`)!
     return [name, control.type === 'checkbox' ? control.checked : control.value]
-  })), FIELDS)
+  })), fields)
 }
 
 /** The summary above the form, once it shows. */

@@ -2,6 +2,8 @@ import t from 'tap'
 import { Type } from 'typebox'
 import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
 import { defineAction } from '../../src/server/screens/index.js'
+import { loadScreens } from '../../src/server/screens/load-screens.js'
+import { SCREENS } from '../../src/screens/index.js'
 import { speculationRules, SPECULATE_ATTRIBUTE } from '../../src/shared/speculation-rules.js'
 import { defineScreen } from '../../src/ui/define-screen.js'
 import { build, cacheOutcome, inlineScripts, pageData, setCookie } from '../helpers/app.js'
@@ -59,6 +61,8 @@ t.test('every document carries the rules inline, with its own response\'s nonce,
   const signUp = screen(defineScreen({ path: '/sign-up', component: () => null }), { action: defineAction({ schema: Type.Object({ name: Type.String() }), handle: () => {} }) })
   const feedback = screen(defineScreen({ path: '/feedback', component: () => null }), { action: defineAction({ path: '/feedback/send', schema: Type.Object({}), handle: () => {} }) })
   const { app } = await build(t, { screens: { 'sign-up': signUp, feedback } })
+  // The app's own screens' forms come first (the examples' sign-up form while the registry lists it).
+  const appFormActions = (await loadScreens(SCREENS)).forms.map((form) => form.path)
   const responses = [await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML }), await app.inject({ url: '/', headers: HTML })]
   t.same(responses.map(cacheOutcome), ['miss', 'miss', 'hit'])
   for (const response of [...responses, await app.inject({ url: '/nowhere', headers: HTML })]) {
@@ -66,7 +70,7 @@ t.test('every document carries the rules inline, with its own response\'s nonce,
     t.ok(script, 'the document has a speculationrules script')
     t.ok(script?.nonce, 'with a nonce')
     t.equal(script?.nonce, scriptNonce(response.headers), 'the nonce of this response\'s CSP, also when served from the cache')
-    t.same(script?.rules, speculationRules(['/sign-up', '/feedback/send']), 'naming where the screens\' forms post')
+    t.same(script?.rules, speculationRules([...appFormActions, '/sign-up', '/feedback/send']), 'naming where the screens\' forms post')
   }
   t.equal(inlineScripts(responses[2]!.body).filter((script) => script.body.includes('"prerender"')).length, 1, 'once')
 })

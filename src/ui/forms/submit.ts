@@ -1,5 +1,4 @@
 import type { FieldErrors } from '../../shared/form-state.js'
-import { safeRedirect } from '../../shared/safe-redirect.js'
 
 /** What a background submission came to: a page to go to, or the messages to show on the form. */
 export type SubmitOutcome =
@@ -12,12 +11,29 @@ export const NOT_ACCEPTED = 'The form could not be sent. Please try again.'
 /** The form route's JSON answer read as an outcome; anything unexpected becomes a message a person can act on. */
 export function readAnswer (status: number, body: unknown): SubmitOutcome {
   const answer = typeof body === 'object' && body !== null ? body as Record<string, unknown> : {}
-  if (status >= 200 && status < 300 && typeof answer.redirectTo === 'string') return { redirectTo: safeRedirect(answer.redirectTo) }
+  if (status >= 200 && status < 300 && typeof answer.redirectTo === 'string') return { redirectTo: onThisSite(answer.redirectTo) }
   const errors: FieldErrors = {}
   if (typeof answer.errors === 'object' && answer.errors !== null) {
     for (const [name, message] of Object.entries(answer.errors)) if (typeof message === 'string') errors[name] = message
   }
   return { message: typeof answer.message === 'string' && answer.message !== '' ? answer.message : NOT_ACCEPTED, errors }
+}
+
+const SITE = 'http://this-site.invalid'
+
+/**
+ * The path of `target` if it stays on this site, else `/`. The server already passed it through safeRedirect, which
+ * guards a Location header against every browser's reading of it; here the browser's own URL parser reads it, the
+ * same parser navigate() goes by, so comparing origins is exact, and the form's chunk stays about 0.5 KiB gzip lighter.
+ */
+function onThisSite (target: string): string {
+  try {
+    const url = new URL(target, SITE)
+    return url.origin === SITE ? url.pathname + url.search + url.hash : '/'
+  } catch {
+    // URL.parse would say so without a throw, but browsers before 2024 lack it.
+    return '/'
+  }
 }
 
 /** Posts the form as a browser would (URL-encoded), asking for JSON. */

@@ -4,6 +4,10 @@ import { navigate, NOT_ACCEPTED, NOT_SENT, readAnswer, submitInBackground } from
 t.test('an accepted form goes where the server said, on this site only', async (t) => {
   t.same(readAnswer(200, { ok: true, redirectTo: '/thanks?x=1#top' }), { redirectTo: '/thanks?x=1#top' })
   t.same(readAnswer(200, { ok: true, redirectTo: 'https://evil.example/' }), { redirectTo: '/' })
+  // Read by the URL parser navigate() goes by: what it takes for another site, or cannot read, is home.
+  for (const elsewhere of ['//evil.example', '/\\evil.example', '/\t/evil.example', '\\\\evil.example', 'javascript:alert(1)', 'http://[']) {
+    t.same(readAnswer(200, { ok: true, redirectTo: elsewhere }), { redirectTo: '/' }, JSON.stringify(elsewhere))
+  }
 })
 
 t.test('a refused form shows the server\'s message and field messages', async (t) => {

@@ -1,0 +1,69 @@
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import { launchBrowser, visit } from '../../helpers/browser.js'
+import { controlValues, fieldMessages } from '../../helpers/contact-form.js'
+import { listen } from '../../helpers/server.js'
+
+/**
+ * The sign-up example in Chromium, as a person uses it, with JavaScript and without: the same message by each wrong
+ * field, what was typed kept (the password only where it never left the browser), then the welcome after the redirect.
+ */
+
+const FORM_PATH = '/examples/form'
+const FIELDS = ['name', 'email', 'password', 'age', 'agree']
+const SIGN_UP = '.form-submit'
+const WRONG = { name: '', email: 'ada at example', password: 'hunter2', age: '3.5', agree: false }
+const WRONG_MESSAGES = {
+  name: 'Enter your name',
+  email: 'Enter an email address, like name@example.com.',
+  password: 'Use at least 8 characters for your password',
+  age: 'Enter your age as a whole number of years',
+  agree: 'Tick the box to agree to the terms'
+}
+const VALID = { name: 'Ada', email: 'ada@example.com', password: 'correct horse', age: '36', agree: true }
+const statusLine = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
+
+async function fill (page: Page, answers: Record<string, string | boolean>) {
+  for (const [name, answer] of Object.entries(answers)) {
+    if (typeof answer === 'boolean') await page.setChecked(`[name="${name}"]`, answer)
+    else await page.fill(`[name="${name}"]`, answer)
+  }
+}
+
+t.test('the sign-up example, with JavaScript and without', async (t) => {
+  const browser = await launchBrowser(t)
+  // No wait before a form counts as a person's, so the test need not sleep.
+  const { url } = await listen(t, { honeypot: { minDelayMs: 0 } })
+
+  for (const javaScript of [true, false]) {
+    await t.test(javaScript ? 'with JavaScript' : 'without JavaScript', async (t) => {
+      const { page, problems, context } = await visit(browser, url, { path: FORM_PATH, javaScriptEnabled: javaScript })
+      t.teardown(() => context.close())
+
+      await fill(page, WRONG)
+      if (javaScript) {
+        await page.evaluate(() => { window.__samePage = true })
+        await page.click(SIGN_UP)
+        await page.locator('.form-summary').waitFor()
+        t.ok(await page.evaluate(() => window.__samePage), 'refused without a reload')
+      } else {
+        const [response] = await Promise.all([page.waitForNavigation(), page.click(SIGN_UP)])
+        t.equal(response?.status(), 422)
+      }
+      t.same(await fieldMessages(page, FIELDS), WRONG_MESSAGES, 'a message by each wrong field')
+      const typed = { ...WRONG, password: javaScript ? WRONG.password : '' }
+      t.same(await controlValues(page, FIELDS), typed, javaScript ? 'everything as typed' : 'as typed, but the password is never sent back')
+
+      await fill(page, VALID)
+      const [response] = await Promise.all([
+        page.waitForResponse((response) => response.request().isNavigationRequest() && new URL(response.url()).pathname === FORM_PATH && response.request().method() === 'GET'),
+        page.click(SIGN_UP)
+      ])
+      t.equal(response.status(), 200, 'back on the page after the 303')
+      const toast = page.locator(javaScript ? '[data-sonner-toast]' : '.flash-toast', { hasText: 'Welcome, Ada.' })
+      await toast.waitFor({ state: 'visible' })
+      t.same(await controlValues(page, FIELDS), { name: '', email: '', password: '', age: '', agree: false }, 'an empty form')
+      t.same(problems.filter((problem) => problem !== statusLine(422, 'Unprocessable Entity')), [], 'no console error or warning')
+    })
+  }
+})
