@@ -86,13 +86,12 @@ const PROBE = join(root, 'bench', 'app-probe.mjs')
 /**
  * Starts the built app as production runs it (plus `env`), on its own core,
  * with the bench's probe (cacheOutcomes, cpuUsageMicros); resolves once it
- * answers its health check. `script` runs another entry of the same build
- * (bench/stream-app.mjs).
+ * answers its health check.
  */
-export async function startApp (env = {}, { script = 'dist/server/main.js' } = {}) {
+export async function startApp (env = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, script], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
+  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
   await waitForHealth(url, child)
   return { url, child }
 }

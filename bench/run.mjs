@@ -81,8 +81,8 @@ const ALL_ROUTES = [
  */
 const MIXED = { name: 'GET / 90 % popular, 10 % unique', path: '/', headers: PAGE_HEADERS, addresses: { kind: 'mixed', popular: 1500, uniqueShare: 0.1, uniqueAsks: 2 }, warmupRequests: 12_000, seconds: setting('BENCH_MIXED_SECONDS', 10, 2), popularHitTarget: 0.95 }
 
-/** A page whose data takes a second (bench/stream-app.mjs), streamed and whole, in interleaved rounds of STREAM.seconds each. */
-const STREAM = { headers: PAGE_HEADERS, rounds: setting('BENCH_STREAM_ROUNDS', 6, 2), seconds: setting('BENCH_STREAM_SECONDS', 5, 3) }
+/** The streaming example with data that takes a second, streamed and whole, in interleaved rounds of STREAM.seconds each. */
+const STREAM = { delayMs: 1000, rounds: setting('BENCH_STREAM_ROUNDS', 6, 2), seconds: setting('BENCH_STREAM_SECONDS', 5, 3) }
 
 const STARTS = setting('BENCH_STARTS', 10, 3)
 
@@ -193,8 +193,8 @@ async function checkCeiling (route, ceiling, bare) {
 }
 
 /** The time-to-head client (bench/time-to-head.mjs) on the generator's core, for one run. */
-async function timeToHead (url, path) {
-  const options = { url, path, headers: STREAM.headers, connections: TARGETS.timeToHead.connections, seconds: STREAM.seconds }
+async function timeToHead (url, { path, headers }) {
+  const options = { url, path, headers, connections: TARGETS.timeToHead.connections, seconds: STREAM.seconds }
   const child = pinned(GENERATOR_CORE, [join(root, 'bench/time-to-head.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk) => { output += chunk })
@@ -204,15 +204,17 @@ async function timeToHead (url, path) {
 }
 
 /**
- * The streamed page and the same page rendered whole, in interleaved rounds
- * on one app: when each streamed request's head arrived, and the app's CPU
- * per request for each (process.cpuUsage, read by the probe around each run).
+ * The streaming example (src/screens/examples/) with data that takes STREAM.delayMs, in interleaved rounds on the
+ * app as npm start runs it: streamed to a returning visitor (the client-hint cookies say its scripts run), and the
+ * same page rendered whole for a first visit (held until its data is in: docs/streaming.md). When each streamed
+ * request's head arrived, and the app's CPU per request for each (process.cpuUsage, read by the probe around each run).
  */
 async function measureStreaming () {
-  const { url, child } = await startApp({}, { script: 'bench/stream-app.mjs' })
-  const pages = { streamed: '/bench/streamed', whole: '/bench/whole' }
-  console.log(`streaming: a page whose data takes 1 s, streamed and whole, ${STREAM.rounds} rounds of ${STREAM.seconds} s at ${TARGETS.timeToHead.connections} connections`)
-  for (const path of Object.values(pages)) await timeToHead(url, path)
+  const { url, child } = await startApp()
+  const path = `/examples/streaming?delay=${STREAM.delayMs}`
+  const pages = { streamed: { path, headers: PAGE_HEADERS }, whole: { path, headers: { accept: 'text/html' } } }
+  console.log(`streaming: a page whose data takes ${STREAM.delayMs} ms, streamed and whole, ${STREAM.rounds} rounds of ${STREAM.seconds} s at ${TARGETS.timeToHead.connections} connections`)
+  for (const page of Object.values(pages)) await timeToHead(url, page)
   const runs = { streamed: [], whole: [] }
   for (let round = 0; round < STREAM.rounds; round++) {
     for (const name of round % 2 ? ['whole', 'streamed'] : ['streamed', 'whole']) {
