@@ -10,6 +10,7 @@ const BUILTIN = new RegExp(`^(node:.*|(${builtinModules.map((name) => name.repla
 const packageOf = (file) => /.*[\\/]node_modules[\\/]((@[^\\/]+[\\/])?[^\\/]+)/.exec(file)?.[1]?.replace(/\\/g, '/') ?? relative(root, file)
 /** Set on the resolution this plugin asks esbuild for, so it does not judge its own question again. */
 const ASKED = Symbol('asked by server-code-stays-on-server')
+const SERVER_HALF = 'screen-server-half'
 /** A screen's server half (src/screens/<name>.server.ts), and any module named so. */
 const SERVER_MODULE = /\.server(\.[cm]?[jt]sx?)?$/
 
@@ -32,9 +33,12 @@ export const serverCodeStaysOnServer = {
     const refuse = (text) => ({ errors: [{ text }] })
     build.onResolve({ filter: SERVER_MODULE }, ({ path, importer, kind }) => {
       if (IN_PACKAGE.test(importer)) return undefined
-      if (kind === 'dynamic-import') return { path, external: true }
+      // The registry's import() of a screen's server half: in the browser one shared empty module, never loaded,
+      // so no script names a file the build did not write.
+      if (kind === 'dynamic-import') return { path: 'server-half', namespace: SERVER_HALF }
       return refuse(`"${path}" is server-only and cannot be imported from browser code (${relative(root, importer)})`)
     })
+    build.onLoad({ filter: /.*/, namespace: SERVER_HALF }, () => ({ contents: 'export {}', loader: 'js' }))
     build.onResolve({ filter: /^(\.|\/|[A-Za-z]:)/ }, ({ path, importer, kind }) => {
       if (kind === 'entry-point' || IN_PACKAGE.test(importer) || !(path.startsWith('.') || isAbsolute(path))) return undefined
       if (!resolve(dirname(importer), path).startsWith(SERVER_DIR)) return undefined

@@ -3,6 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { Test } from 'tap'
+import { serverCodeStaysOnServer } from '../../build/boundary.mjs'
 import { sonnerWithoutStyleInjection } from '../../build/client.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
@@ -26,7 +27,7 @@ export async function buildTestClient (t: Test, entry: string): Promise<string> 
     entryNames: '[name]-[hash]',
     jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"production"' },
-    plugins: [sonnerWithoutStyleInjection],
+    plugins: [serverCodeStaysOnServer, sonnerWithoutStyleInjection],
     metafile: true,
     logLevel: 'warning'
   })
