@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
@@ -67,6 +68,17 @@ t.test('precompressed variants are served when accepted, identical to the origin
       t.same(response.rawPayload, original)
     }
   }
+})
+
+t.test('a file removed from disk under a running server is not found, not refused a method its route takes', async (t) => {
+  const distDir = mkdtempSync(join(tmpdir(), 'assets-'))
+  t.teardown(() => rmSync(distDir, { recursive: true, force: true }))
+  cpSync(DIST_DIR, distDir, { recursive: true })
+  const { app } = await build(t, { distDir, env: { NODE_ENV: 'production' } })
+  rmSync(join(distDir, 'client', MANIFEST.styles[0]!))
+  const response = await app.inject({ url: MANIFEST.styles[0]!, headers: { accept: 'text/css,*/*;q=0.1' } })
+  t.equal(response.statusCode, 404)
+  t.equal(response.headers.allow, undefined, 'no Allow header: the method was never the problem')
 })
 
 t.test('the compressed files are not served under their own names', async (t) => {

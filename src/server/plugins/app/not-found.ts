@@ -6,7 +6,8 @@ const OR = new Intl.ListFormat('en', { type: 'disjunction' })
 
 function refuse (request: FastifyRequest, reply: FastifyReply): Error {
   const allowed = request.server.allowedMethods(request.url)
-  if (allowed.length === 0) return clientError('NOT_FOUND')
+  // A route that takes this method but found nothing (a static file deleted under a running server) is a 404 too.
+  if (allowed.length === 0 || allowed.includes(request.method)) return clientError('NOT_FOUND')
   // An address we have, asked with a method it does not take (RFC 9110 §15.5.6).
   reply.header('Allow', allowed.join(', '))
   return clientError('METHOD_NOT_ALLOWED', `This address does not accept ${request.method} requests, only ${OR.format(allowed)}.`)
