@@ -21,10 +21,26 @@ async function start (env: PublicEnv): Promise<TrackerOutcome> {
   if (!projectKey) return { started: false, reason: 'no project key' }
   try {
     const tracker = new Tracker(trackerOptions({ ...env, OPENREPLAY_PROJECT_KEY: projectKey }, window.location.origin))
+    tracker.use(closeTabChannelOnPageHide)
     // start() rejects or resolves `success: false`: both end here, never unhandled (openreplay#1463).
     const result = await tracker.start()
     return result.success ? { started: true, sessionID: result.sessionID } : { started: false, reason: result.reason }
   } catch (error: unknown) {
     return { started: false, reason: error instanceof Error ? error.message : String(error) }
   }
+}
+
+/**
+ * The library keeps a BroadcastChannel open so that new tabs join this session, and an open channel keeps the
+ * page out of the back/forward cache. Its `forceSingleTab` option would avoid the channel, but in 15.0.3 a
+ * tracker without one never starts. So the channel closes when the page is hidden: a tab opened after that
+ * starts a session of its own, and the page may be restored from the cache.
+ */
+function closeTabChannelOnPageHide (app: unknown): void {
+  const withChannel = app as { bc?: BroadcastChannel | null } | null
+  if (!withChannel?.bc) return
+  addEventListener('pagehide', () => {
+    withChannel.bc?.close()
+    withChannel.bc = null
+  }, { once: true })
 }

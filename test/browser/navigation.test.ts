@@ -87,6 +87,9 @@ async function openFirstPage (t: Test, url: string, media?: Record<string, strin
   return tab
 }
 
+/** The settings that turn the tracker on, recording to the stand-in at `ingestPoint`. */
+const trackerEnv = (ingestPoint: string) => ({ OPENREPLAY_PROJECT_KEY: 'stand-in-project-key', OPENREPLAY_INGEST_POINT: ingestPoint, OPENREPLAY_INSECURE: 'true' })
+
 /** Resolves after the page's next idle period: what the tracker waits for before it starts. */
 const idle = (page: PageSession) => page.evaluate('new Promise((resolve) => requestIdleCallback(() => resolve(true), { timeout: 5000 }))')
 
@@ -152,7 +155,7 @@ t.test('the rules are valid, and name only the links that may be fetched ahead',
 
 t.test('with the tracker on, a prerendered page starts no session before it is shown', async (t) => {
   const ingest = await ingestStandIn(t)
-  const { url, views, viewsCounted } = await listenTwoPages(t, { env: { OPENREPLAY_PROJECT_KEY: 'stand-in-project-key', OPENREPLAY_INGEST_POINT: ingest.ingestPoint, OPENREPLAY_INSECURE: 'true' } })
+  const { url, views, viewsCounted } = await listenTwoPages(t, { env: trackerEnv(ingest.ingestPoint) })
   const tab = await openFirstPage(t, url)
   const starts = () => ingest.calls('/v1/web/start').length
   await ingest.waitFor('the first page\'s start', (request) => request.method === 'POST' && request.endpoint === '/v1/web/start')
@@ -207,33 +210,42 @@ t.test('a flash toast waiting survives a prerender, and shows once on the page t
   t.notOk((await cookies()).includes(FLASH_TOAST_COOKIE), 'and took it')
 })
 
-t.test('going back restores the page from the back/forward cache, with the theme chosen meanwhile', async (t) => {
-  const { url } = await listenTwoPages(t)
-  const tab = await openTab(t, { initScript: PROBE })
-  await tab.page.send('Network.setCookie', { name: THEME_COOKIE_NAME, value: 'light', url })
-  await navigate(tab.page, `${url}${FIRST_PATH}`)
-  await hydrated(tab.page)
-  t.equal(await tab.page.evaluate('document.documentElement.className'), 'light')
+for (const tracker of [false, true]) {
+  t.test(`going back restores the page from the back/forward cache, with the theme chosen meanwhile (tracker ${tracker ? 'on' : 'off'})`, async (t) => {
+    const ingest = tracker ? await ingestStandIn(t) : undefined
+    const { url } = await listenTwoPages(t, ingest ? { env: trackerEnv(ingest.ingestPoint) } : {})
+    /** With the tracker on, waits until the page shown has started its session (and opened what it keeps open). */
+    const recording = async (count: number) => {
+      if (ingest) await ingest.waitFor(`start ${count}`, () => ingest.calls('/v1/web/start').length >= count)
+    }
+    const tab = await openTab(t, { initScript: PROBE })
+    await tab.page.send('Network.setCookie', { name: THEME_COOKIE_NAME, value: 'light', url })
+    await navigate(tab.page, `${url}${FIRST_PATH}`)
+    await hydrated(tab.page)
+    await recording(1)
+    t.equal(await tab.page.evaluate('document.documentElement.className'), 'light')
 
-  // The opted-out link: a plain navigation, so the tab keeps its one page target.
-  const second = tab.page
-  await follow(second, '#optedOut')
-  t.equal(await second.evaluate('location.pathname'), SECOND_PATH)
-  await hydrated(second)
-  await revealed(second)
-  await second.click('.theme-switch button')
-  await second.until(`document.documentElement.className === 'dark' && document.cookie.includes('${THEME_COOKIE_NAME}=dark')`)
+    // The opted-out link: a plain navigation, so the tab keeps its one page target.
+    const second = tab.page
+    await follow(second, '#optedOut')
+    t.equal(await second.evaluate('location.pathname'), SECOND_PATH)
+    await hydrated(second)
+    await revealed(second)
+    await recording(2)
+    await second.click('.theme-switch button')
+    await second.until(`document.documentElement.className === 'dark' && document.cookie.includes('${THEME_COOKIE_NAME}=dark')`)
 
-  const back = tab.pipe.events.length
-  await second.evaluate('history.back()')
-  await tab.pipe.waitFor('the first page again', (event) => event.method === 'Page.frameNavigated' && event.params.frame?.url === `${url}${FIRST_PATH}`, back)
-  const first = tab.page
-  await first.until('window.__pageshows.length === 2')
-  t.same(tab.pipe.events.slice(back).filter((event) => event.method === 'Page.backForwardCacheNotUsed').map((event) => event.params.notRestoredExplanations), [], 'Chromium restored it from the cache')
-  t.same(await first.evaluate('window.__pageshows'), [false, true], 'pageshow says persisted')
-  await first.until(`document.documentElement.className === 'dark'`)
-  t.pass('the restored page shows the theme chosen on the other page')
-})
+    const back = tab.pipe.events.length
+    await second.evaluate('history.back()')
+    await tab.pipe.waitFor('the first page again', (event) => event.method === 'Page.frameNavigated' && event.params.frame?.url === `${url}${FIRST_PATH}`, back)
+    const first = tab.page
+    await first.until('window.__pageshows.length === 2')
+    t.same(tab.pipe.events.slice(back).filter((event) => event.method === 'Page.backForwardCacheNotUsed').map((event) => event.params.notRestoredExplanations), [], 'Chromium restored it from the cache')
+    t.same(await first.evaluate('window.__pageshows'), [false, true], 'pageshow says persisted')
+    await first.until(`document.documentElement.className === 'dark'`)
+    t.pass('the restored page shows the theme chosen on the other page')
+  })
+}
 
 t.test('with JavaScript off, every link still navigates', async (t) => {
   const { url } = await listenTwoPages(t)
