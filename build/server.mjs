@@ -60,6 +60,9 @@ export const serverOptions = (mode) => ({
   chunkNames: '[name]-[hash]',
   banner: { js: COMMONJS_GLOBALS },
   define: { 'process.env.NODE_ENV': JSON.stringify(mode) },
+  // Whitespace only, so names stay as written: Node measures every line of a module whose map it loads, and the
+  // bundle's seventy thousand lines cost start-up about 25 ms (start-up.md).
+  minifyWhitespace: true,
   sourcemap: 'linked',
   // Stack traces need the mappings only; the sources' text tripled the map that start-up reads (start-up.md).
   sourcesContent: false,
