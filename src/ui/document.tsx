@@ -41,17 +41,19 @@ interface DocumentProps {
   data: PageData
   /** The CSP nonce of inline scripts: reply.cspNonce.script on the server, read back from the DOM when hydrating. */
   nonce?: string
+  /** Leaves `<body>` empty: the server sends a held document's head before its body is ready. */
+  headOnly?: boolean
 }
 
-export function Document ({ data, nonce }: DocumentProps) {
+export function Document ({ data, nonce, headOnly = false }: DocumentProps) {
   return (
     <ThemeProvider requestInfo={data.requestInfo}>
-      <ThemedDocument data={data} nonce={nonce} />
+      <ThemedDocument data={data} nonce={nonce} headOnly={headOnly} />
     </ThemeProvider>
   )
 }
 
-function ThemedDocument ({ data, nonce }: DocumentProps) {
+function ThemedDocument ({ data, nonce, headOnly }: DocumentProps) {
   const { requestInfo, env, assets } = data
   const { theme, source } = useTheme()
   const meta = documentMeta(data, useScreen(data.page.id))
@@ -76,7 +78,7 @@ function ThemedDocument ({ data, nonce }: DocumentProps) {
         <SpeculationRulesScript nonce={nonce} />
       </head>
       <body>
-        <App data={data} theme={theme} />
+        {headOnly ? null : <App data={data} theme={theme} />}
       </body>
     </html>
   )

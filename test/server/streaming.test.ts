@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises'
 import t from 'tap'
 import { createElement } from 'react'
 import { DEFERRED_TIMED_OUT, type DeferredOutcome } from '../../src/shared/deferred.js'
@@ -69,21 +70,28 @@ for (const encoding of ['br', 'gzip', 'identity']) {
   })
 }
 
-t.test('a first visit gets its headers at once and the finished document in place, without script to move it', async (t) => {
-  const { forecast, options } = gatedWeather()
-  const { url } = await listen(t, options)
-  const response = openStreamed(`${url}/weather`, { ...FIRST_VISIT, 'accept-encoding': 'br' })
-  const { headers } = await response.headers
-  t.equal(headers['critical-ch'], 'Sec-CH-Prefers-Color-Scheme', 'so Chromium retries with its hint after one round trip, not after the data')
-  t.match(headers['server-timing'], /delivery;desc=held/)
-  t.match(headers.link, /^<\/assets\/styles-[\w-]+\.css>; rel=preload; as=style, <\/assets\/entry-[\w-]+\.js>; rel=modulepreload/, 'what the head would load, to fetch meanwhile')
-  t.equal(response.text, '', 'no body before the data')
-  forecast.open({ summary: 'Sunny, 21 °C' })
-  const whole = await response.ended
-  t.match(whole, /<main><h1>Weather in Lisbon<\/h1><!--\$--><p class="forecast">Sunny, 21 °C<\/p><!--\/\$--><\/main>/, 'the forecast in place')
-  t.notMatch(whole, /<template|hidden id=/, 'nothing left for a script to move')
-  t.same(deferredOutcomes(whole), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'and its value, for a browser that does run scripts')
-})
+for (const encoding of ['br', 'gzip', 'identity']) {
+  t.test(`${encoding}: a first visit gets its headers and head at once, then the finished body in place, without script to move it`, async (t) => {
+    const { forecast, options } = gatedWeather()
+    const { url } = await listen(t, options)
+    const response = openStreamed(`${url}/weather`, { ...FIRST_VISIT, 'accept-encoding': encoding })
+    const { headers } = await response.headers
+    t.equal(headers['critical-ch'], 'Sec-CH-Prefers-Color-Scheme', 'so Chromium retries with its hint after one round trip, not after the data')
+    t.match(headers['server-timing'], /delivery;desc=held/)
+    const head = await Promise.race([response.waitFor(/<\/head>/), setTimeout(5000, null, { ref: false }).then(() => { throw new Error('no head within 5 s, while the data waits') })])
+    t.match(head, /^<!DOCTYPE html><html lang="en" class="light"[^>]*><head><meta charSet="utf-8"\/>[\s\S]*<title>Weather in Lisbon \| Agent Stack<\/title>[\s\S]*<link rel="stylesheet" href="\/assets\/styles-[\w-]+\.css"\/>[\s\S]*<\/head>$/,
+      'the doctype, <html> and the whole head, with its title and stylesheet, before the data')
+    t.notMatch(head, /<body/, 'and no body yet')
+    forecast.open({ summary: 'Sunny, 21 °C' })
+    const whole = await response.ended
+    t.ok(whole.startsWith(head), 'the body follows the head sent')
+    t.equal(whole.match(/<head>/g)?.length, 1, 'one head')
+    t.equal(whole.match(/<\/head><body>/g)?.length, 1, 'then the body')
+    t.match(whole, /<main><h1>Weather in Lisbon<\/h1><!--\$--><p class="forecast">Sunny, 21 °C<\/p><!--\/\$--><\/main>/, 'the forecast in place')
+    t.notMatch(whole, /<template|hidden id=/, 'nothing left for a script to move')
+    t.same(deferredOutcomes(whole), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'and its value, for a browser that does run scripts')
+  })
+}
 
 t.test('a bot gets the whole document in one piece', async (t) => {
   const { forecast, options } = gatedWeather()

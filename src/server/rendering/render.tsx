@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ReactNode } from 'react'
 import { Writable } from 'node:stream'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
-import type { Assets, PageData } from '../../shared/page-data.js'
+import type { PageData } from '../../shared/page-data.js'
 import { serializeForScript } from '../../shared/serialize.js'
 import { abortRequest, clientWentAway } from '../http/request-abort.js'
 import { addVary } from '../http/negotiation.js'
@@ -19,6 +19,8 @@ import type { Capture } from './render-cache.js'
 export type Delivery = 'whole' | 'held' | 'streamed'
 
 export interface RenderOptions {
+  /** The same document with an empty body: a held document's first bytes, before its body is ready. */
+  head: () => ReactNode
   status: number
   delivery: Delivery
   /** Past it, pending deferred parts show as failed and React leaves the rest to the browser. */
@@ -91,17 +93,40 @@ class WholeDocument {
   }
 }
 
+const HEAD_END = '</head>'
+
+/** A held document's first bytes: its doctype, `<html>` and whole `<head>`, rendered from the tree without a body. */
+export function renderHead (headOnly: ReactNode): string {
+  const html = renderToString(headOnly)
+  return '<!DOCTYPE html>' + html.slice(0, html.indexOf(HEAD_END) + HEAD_END.length)
+}
+
 /**
  * React's destination for a document that waits: HTML to the sink (compressed there) and to the render cache's
  * capture, flushed each time React has written (React calls flush()), and the deferred parts' scripts between.
+ * Given the head already sent, it drops React's own up to its `</head>`, and the capture gets the one sent.
  */
 class DocumentWriter {
   #started = false
   #ended = false
   readonly #queued: string[] = []
-  constructor (private readonly sink: DocumentSink, private readonly tee: Writable) {}
+  /** What React has written of its head so far, while the head sent stands in for it. */
+  #head: Buffer | null = null
+  constructor (private readonly sink: DocumentSink, private readonly tee: Writable, sentHead: string | null) {
+    if (sentHead === null) return
+    this.#head = Buffer.alloc(0)
+    tee.write(sentHead)
+  }
 
   write (chunk: Uint8Array | string): boolean {
+    if (this.#head !== null) {
+      this.#head = Buffer.concat([this.#head, typeof chunk === 'string' ? Buffer.from(chunk) : chunk])
+      const end = this.#head.indexOf(HEAD_END)
+      if (end === -1) return true
+      chunk = this.#head.subarray(end + HEAD_END.length)
+      this.#head = null
+      if (chunk.length === 0) return true
+    }
     this.tee.write(chunk)
     return this.sink.input.write(chunk)
   }
@@ -140,14 +165,6 @@ class DocumentWriter {
   }
 }
 
-/** RFC 8288 links for the document's stylesheets and scripts, as its <head> names them. */
-export function preloadLinks ({ styles, entry, preloads }: Assets): string {
-  return [
-    ...styles.map((href) => `<${encodeURI(href)}>; rel=preload; as=style`),
-    ...[entry, ...preloads].map((href) => `<${encodeURI(href)}>; rel=modulepreload`)
-  ].join(', ')
-}
-
 // Through reply.send() so Fastify's hooks still apply (fastify#2372). A document that waits on nothing is sent
 // whole, since a stream costs more than the render; a page with deferred data goes to the streaming renderer
 // without a string render first. Every callback of renderToPipeableStream is handled here.
@@ -169,8 +186,9 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let writer: DocumentWriter | null = null
-  /** A held document's sink, from its headers until React writes the whole into it. */
+  /** A held document's sink, from its headers and head until React writes the body into it. */
   let held: DocumentSink | null = null
+  let heldHead: string | null = null
   /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
   const early: string[] = []
 
@@ -258,20 +276,25 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     reply.send(bytes)
   }
 
-  // Headers now, whatever the data waits for: Chromium's Critical-CH retry then costs one round trip.
+  // Headers and head now, whatever the data waits for: Chromium's Critical-CH retry then costs one round trip, and
+  // the browser fetches the stylesheet and scripts meanwhile.
   function open () {
     begin()
     reply.documentDelivery(options.delivery)
     const sink = documentSink(options.encoding)
     if (sink.encoding) reply.header('Content-Encoding', sink.encoding)
     addVary(reply, 'Accept-Encoding')
-    // A held document's head waits with its body: the browser can fetch what the head would name meanwhile.
-    if (options.delivery === 'held') reply.header('Link', preloadLinks(data.assets))
     // Fastify sets the headers and pipes: they leave then, not with the first byte of a body that may wait.
     reply.raw.once('pipe', () => { if (!reply.raw.headersSent) reply.raw.flushHeaders() })
     reply.send(sink.body)
-    if (options.delivery === 'streamed') pipeInto(sink)
-    else held = sink
+    if (options.delivery === 'streamed') return pipeInto(sink)
+    // A held body is written whole when it is ready, so that it is complete without scripts; its head is the
+    // same tree's, rendered without the body (docs/decisions/streaming-to-script-runners.md).
+    held = sink
+    heldHead = renderHead(options.head())
+    sink.input.write(heldHead)
+    sink.flush()
+    reply.documentHeadSent()
   }
 
   function pipeInto (sink = held) {
@@ -279,7 +302,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const tee = capture.stream()
     // Its output is dropped: the capture keeps what passed through when it ends.
     tee.resume()
-    const destination = writer = new DocumentWriter(sink, tee)
+    const destination = writer = new DocumentWriter(sink, tee, heldHead)
     for (const html of early.splice(0)) destination.script(html)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()

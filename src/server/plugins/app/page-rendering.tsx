@@ -65,12 +65,12 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   const noParts: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
   // Where the screens' forms post: links there are never prerendered or prefetched.
   const rules = serializeForScript(speculationRules(screens.forms.map((form) => form.path)))
-  const element = (data: PageData, nonce: string, parts = noParts) => (
+  const element = (data: PageData, nonce: string, parts = noParts, headOnly = false) => (
     <ScreenTableContext value={screens.registry}>
       <HintScriptSource value={hintCheckScriptFor}>
         <SpeculationRulesSource value={rules}>
           <DeferredPartsContext value={parts}>
-            <Document data={data} nonce={nonce} />
+            <Document data={data} nonce={nonce} headOnly={headOnly} />
           </DeferredPartsContext>
         </SpeculationRulesSource>
       </HintScriptSource>
@@ -109,6 +109,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const signal = () => requestSignal(reply)
     const encoding = negotiateEncoding(request)
     const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce, state === data ? deferred?.parts : undefined), state, {
+      head: () => element(state, nonce, undefined, true),
       status: state.page.status,
       delivery,
       timeLimitMs: env.STREAM_TIME_LIMIT_MS,
