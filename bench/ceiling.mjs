@@ -65,10 +65,19 @@ if (kind === 'http') {
   // no header copies. The handler returns nothing, or Fastify would send it.
   const send = (reply, fixture) => { replay(reply.hijack().raw, fixture) }
   for (const variants of routes.values()) {
+    const fixtureOf = variants.length === 1 ? () => variants[0] : (request) => fixtureFor(variants, request.url)
     app.route({
       method: variants[0].method,
       url: variants[0].path,
-      handler: variants.length === 1 ? (_request, reply) => send(reply, variants[0]) : (request, reply) => send(reply, fixtureFor(variants, request.url))
+      // A request with a body is answered once routed, its body read as the bare server reads it: Fastify's
+      // body pipeline, even with a parser that does nothing, costs more than the rest of its handling (3 µs).
+      ...(variants[0].method === 'GET' ? {} : {
+        onRequest (request, reply) {
+          request.raw.resume()
+          request.raw.once('end', () => send(reply, fixtureOf(request)))
+        }
+      }),
+      handler: (request, reply) => send(reply, fixtureOf(request))
     })
   }
   await app.listen({ port: Number(port), host: '127.0.0.1' })
