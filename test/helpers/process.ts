@@ -107,10 +107,13 @@ export async function freePort (): Promise<number> {
   return address.port
 }
 
-/** Starts the built server on a free port and resolves once it is listening. */
+/**
+ * Starts the built server on a free port and resolves once it is listening. Load shedding is off unless `env` turns
+ * it on: on a busy CI machine a slow event loop would answer 503 to tests about something else.
+ */
 export async function startListening (t: Test, env: Record<string, string> = {}, entry?: string): Promise<ServerProcess & { url: string, port: number }> {
   const port = await freePort()
-  const server = startServer(t, { NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env }, entry)
+  const server = startServer(t, { NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), LOAD_SHEDDING_DELAY_MS: '0', ...env }, entry)
   await server.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'))
   return { ...server, port, url: `http://127.0.0.1:${port}` }
 }
