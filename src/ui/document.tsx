@@ -41,19 +41,17 @@ interface DocumentProps {
   data: PageData
   /** The CSP nonce of inline scripts: reply.cspNonce.script on the server, read back from the DOM when hydrating. */
   nonce?: string
-  /** Leaves `<body>` empty: the server sends a held document's head before its body is ready. */
-  headOnly?: boolean
 }
 
-export function Document ({ data, nonce, headOnly = false }: DocumentProps) {
+export function Document ({ data, nonce }: DocumentProps) {
   return (
     <ThemeProvider requestInfo={data.requestInfo}>
-      <ThemedDocument data={data} nonce={nonce} headOnly={headOnly} />
+      <ThemedDocument data={data} nonce={nonce} />
     </ThemeProvider>
   )
 }
 
-function ThemedDocument ({ data, nonce, headOnly }: DocumentProps) {
+function ThemedDocument ({ data, nonce }: DocumentProps) {
   const { requestInfo, env, assets } = data
   const { theme, source } = useTheme()
   const meta = documentMeta(data, useScreen(data.page.id))
@@ -78,7 +76,7 @@ function ThemedDocument ({ data, nonce, headOnly }: DocumentProps) {
         <SpeculationRulesScript nonce={nonce} />
       </head>
       <body>
-        {headOnly ? null : <App data={data} theme={theme} />}
+        <App data={data} theme={theme} />
       </body>
     </html>
   )

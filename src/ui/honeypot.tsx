@@ -3,7 +3,8 @@ import type { HoneyProps } from '../shared/page-data.js'
 
 
 const HoneypotContext = createContext<HoneyProps | null>(null)
-HoneypotContext.displayName = 'HoneypotContext'
+// For React's developer tools; left out of production bundles.
+if (process.env.NODE_ENV !== 'production') HoneypotContext.displayName = 'HoneypotContext'
 
 export function HoneypotProvider ({ value, children }: { value: HoneyProps, children: ReactNode }) {
   return <HoneypotContext value={value}>{children}</HoneypotContext>

@@ -20,7 +20,8 @@ export interface ThemeState {
 }
 
 const ThemeContext = createContext<ThemeState | null>(null)
-ThemeContext.displayName = 'ThemeContext'
+// For React's developer tools; left out of production bundles.
+if (process.env.NODE_ENV !== 'production') ThemeContext.displayName = 'ThemeContext'
 
 const darkQuery = () => window.matchMedia('(prefers-color-scheme: dark)')
 const readColorScheme = (): Theme => darkQuery().matches ? 'dark' : 'light'

@@ -19,7 +19,7 @@ import type { Capture } from './render-cache.js'
 export type Delivery = 'whole' | 'held' | 'streamed'
 
 export interface RenderOptions {
-  /** The same document with an empty body: a held document's first bytes, before its body is ready. */
+  /** The same document whose screen renders nothing: a held document's first bytes, before its body is ready. */
   head: () => ReactNode
   status: number
   delivery: Delivery
@@ -95,7 +95,7 @@ class WholeDocument {
 
 const HEAD_END = '</head>'
 
-/** A held document's first bytes: its doctype, `<html>` and whole `<head>`, rendered from the tree without a body. */
+/** A held document's first bytes: its doctype, `<html>` and whole `<head>`, from a tree whose screen renders nothing. */
 export function renderHead (headOnly: ReactNode): string {
   const html = renderToString(headOnly)
   return '<!DOCTYPE html>' + html.slice(0, html.indexOf(HEAD_END) + HEAD_END.length)
@@ -289,7 +289,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     reply.send(sink.body)
     if (options.delivery === 'streamed') return pipeInto(sink)
     // A held body is written whole when it is ready, so that it is complete without scripts; its head is the
-    // same tree's, rendered without the body (docs/decisions/streaming-to-script-runners.md).
+    // same document's, rendered with a screen that renders nothing (docs/decisions/streaming-to-script-runners.md).
     held = sink
     heldHead = renderHead(options.head())
     sink.input.write(heldHead)

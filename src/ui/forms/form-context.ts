@@ -3,7 +3,8 @@ import type { FieldErrors, FormState, FormValues } from '../../shared/form-state
 
 /** The refused submission the page was rendered with, if any (PageState.form). */
 export const PageFormStateContext = createContext<FormState | null>(null)
-PageFormStateContext.displayName = 'PageFormStateContext'
+// For React's developer tools; left out of production bundles.
+if (process.env.NODE_ENV !== 'production') PageFormStateContext.displayName = 'PageFormStateContext'
 
 export interface FormContextValue {
   /** The id of a field's control, which the error summary links to. */
@@ -14,7 +15,8 @@ export interface FormContextValue {
 }
 
 export const FormContext = createContext<FormContextValue | null>(null)
-FormContext.displayName = 'FormContext'
+// For React's developer tools; left out of production bundles.
+if (process.env.NODE_ENV !== 'production') FormContext.displayName = 'FormContext'
 
 export function useFormContext (component: string): FormContextValue {
   const value = use(FormContext)
