@@ -13,7 +13,7 @@ import type { Capture } from './render-cache.js'
 /**
  * How a document that waits reaches its client (docs/decisions/streaming-to-script-runners.md):
  * `whole`: when everything is ready, headers included, so a failure can still set the status (bots);
- * `held`: headers at once, the finished document when everything is ready (a browser not known to run scripts);
+ * `held`: headers and head at once, the body when everything is ready (a browser not known to run scripts);
  * `streamed`: headers and shell at once, each part as it is ready (a browser that ran our scripts).
  */
 export type Delivery = 'whole' | 'held' | 'streamed'
@@ -186,9 +186,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let writer: DocumentWriter | null = null
-  /** A held document's sink, from its headers and head until React writes the body into it. */
-  let held: DocumentSink | null = null
-  let heldHead: string | null = null
+  /** A held document's sink and the head it was sent, from its headers until React writes the body into it. */
+  let held: { sink: DocumentSink, head: string } | null = null
   /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
   const early: string[] = []
 
@@ -207,7 +206,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     onAllReady () {
       allReady = true
       if (!sent) sendWhole()
-      else if (writer === null) pipeInto()
+      else if (writer === null && held !== null) pipeInto(held.sink, held.head)
     },
     onShellError (error) {
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
@@ -287,22 +286,20 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     // Fastify sets the headers and pipes: they leave then, not with the first byte of a body that may wait.
     reply.raw.once('pipe', () => { if (!reply.raw.headersSent) reply.raw.flushHeaders() })
     reply.send(sink.body)
-    if (options.delivery === 'streamed') return pipeInto(sink)
+    if (options.delivery === 'streamed') return pipeInto(sink, null)
     // A held body is written whole when it is ready, so that it is complete without scripts; its head is the
     // same document's, rendered with a screen that renders nothing (docs/decisions/streaming-to-script-runners.md).
-    held = sink
-    heldHead = renderHead(options.head())
-    sink.input.write(heldHead)
+    held = { sink, head: renderHead(options.head()) }
+    sink.input.write(held.head)
     sink.flush()
     reply.documentHeadSent()
   }
 
-  function pipeInto (sink = held) {
-    if (sink === null) return
+  function pipeInto (sink: DocumentSink, sentHead: string | null) {
     const tee = capture.stream()
     // Its output is dropped: the capture keeps what passed through when it ends.
     tee.resume()
-    const destination = writer = new DocumentWriter(sink, tee, heldHead)
+    const destination = writer = new DocumentWriter(sink, tee, sentHead)
     for (const html of early.splice(0)) destination.script(html)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()
