@@ -51,9 +51,14 @@ declare global {
     __transitions: boolean[]
     /** Settles once the last reveal's view transition is over: a click during one lands on its overlay. */
     __revealed?: Promise<boolean>
-    /** Each layout shift's score. */
-    __layoutShifts: number[]
+    /** Each layout shift: its score, and what moved from where to where. */
+    __layoutShifts: string[]
   }
+}
+
+interface LayoutShiftEntry {
+  value: number
+  sources: Array<{ node: Node | null, previousRect: DOMRectReadOnly, currentRect: DOMRectReadOnly }>
 }
 
 /** What each document records of its navigations, from its first script on. */
@@ -62,7 +67,11 @@ const PROBE = `(${String(() => {
   window.__transitions = []
   window.__layoutShifts = []
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) window.__layoutShifts.push((entry as PerformanceEntry & { value: number }).value)
+    for (const entry of list.getEntries() as Array<PerformanceEntry & LayoutShiftEntry>) {
+      const moves = entry.sources.map(({ node, previousRect: from, currentRect: to }) =>
+        `${node instanceof Element ? node.tagName.toLowerCase() + (node.className ? `.${node.className}` : '') : node?.nodeName} ${from.x},${from.y} ${from.width}x${from.height} -> ${to.x},${to.y} ${to.width}x${to.height}`)
+      window.__layoutShifts.push(`${entry.value.toFixed(4)} at ${Math.round(entry.startTime)} ms: ${moves.join('; ')}`)
+    }
   }).observe({ type: 'layout-shift', buffered: true })
   addEventListener('pageshow', (event) => window.__pageshows.push(event.persisted))
   addEventListener('pagereveal', (event) => {
