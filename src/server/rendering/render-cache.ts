@@ -1,4 +1,3 @@
-import { PassThrough, Transform } from 'node:stream'
 import type { PageData } from '../../shared/page-data.js'
 import { FrequencySketch } from './cache-admission.js'
 
@@ -59,11 +58,14 @@ export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: b
 /** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */
 export interface Capture {
   whole (html: Buffer): void
-  stream (): Transform
+  /** The next piece of a document sent in pieces; `end` after the last. */
+  piece (html: Uint8Array | string): void
+  end (): void
   spoil (): void
 }
 
-export const passThrough = (): Capture => ({ whole () {}, stream: () => new PassThrough(), spoil () {} })
+/** A capture that keeps nothing: the document is not cached. */
+export const passThrough = (): Capture => ({ whole () {}, piece () {}, end () {}, spoil () {} })
 
 export interface RenderCacheOptions {
   maxChars?: number
@@ -163,21 +165,11 @@ export class RenderCache {
   capture (key: string, fillings: Fillings): Capture {
     let spoiled = false
     const keep = (html: Buffer) => { if (!spoiled) this.set(key, toTemplate(html.toString('utf8'), fillings)) }
+    const pieces: Buffer[] = []
     return {
       whole: keep,
-      stream () {
-        const chunks: Buffer[] = []
-        return new Transform({
-          transform (chunk: Buffer, _encoding, done) {
-            chunks.push(chunk)
-            done(null, chunk)
-          },
-          flush (done) {
-            keep(Buffer.concat(chunks))
-            done()
-          }
-        })
-      },
+      piece (html) { pieces.push(typeof html === 'string' ? Buffer.from(html) : Buffer.from(html.buffer, html.byteOffset, html.byteLength)) },
+      end () { keep(Buffer.concat(pieces)) },
       spoil () { spoiled = true }
     }
   }

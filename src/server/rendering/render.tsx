@@ -112,10 +112,14 @@ class DocumentWriter {
   readonly #queued: string[] = []
   /** What React has written of its head so far, while the head sent stands in for it. */
   #head: Buffer | null = null
-  constructor (private readonly sink: DocumentSink, private readonly tee: Writable, sentHead: string | null) {
+  constructor (
+    private readonly sink: DocumentSink,
+    private readonly capture: Capture,
+    sentHead: string | null
+  ) {
     if (sentHead === null) return
     this.#head = Buffer.alloc(0)
-    tee.write(sentHead)
+    capture.piece(sentHead)
   }
 
   write (chunk: Uint8Array | string): boolean {
@@ -127,7 +131,7 @@ class DocumentWriter {
       this.#head = null
       if (chunk.length === 0) return true
     }
-    this.tee.write(chunk)
+    this.capture.piece(chunk)
     return this.sink.input.write(chunk)
   }
 
@@ -155,7 +159,7 @@ class DocumentWriter {
   end (): void {
     this.#ended = true
     for (const html of this.#queued.splice(0)) this.write(html)
-    this.tee.end()
+    this.capture.end()
     this.sink.input.end()
   }
 
@@ -283,8 +287,6 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const sink = documentSink(options.encoding)
     if (sink.encoding) reply.header('Content-Encoding', sink.encoding)
     addVary(reply, 'Accept-Encoding')
-    // Fastify sets the headers and pipes: they leave then, not with the first byte of a body that may wait.
-    reply.raw.once('pipe', () => { if (!reply.raw.headersSent) reply.raw.flushHeaders() })
     reply.send(sink.body)
     if (options.delivery === 'streamed') return pipeInto(sink, null)
     // A held body is written whole when it is ready, so that it is complete without scripts; its head is the
@@ -296,10 +298,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   }
 
   function pipeInto (sink: DocumentSink, sentHead: string | null) {
-    const tee = capture.stream()
-    // Its output is dropped: the capture keeps what passed through when it ends.
-    tee.resume()
-    const destination = writer = new DocumentWriter(sink, tee, sentHead)
+    const destination = writer = new DocumentWriter(sink, capture, sentHead)
     for (const html of early.splice(0)) destination.script(html)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()
