@@ -165,6 +165,27 @@ t.test('a bad query is a 400 with a message a person can act on', async (t) => {
   }
 })
 
+t.test('a part no boundary waits for still reaches the browser as it settles, not with the end of the document', async (t) => {
+  // The page renders only the forecast; the tide is for code that reads it after hydration.
+  const forecast = gate<Forecast>()
+  const tide = gate<string>()
+  const tidal = defineScreen<{ forecast: Promise<Forecast>, tide: Promise<string> }>({
+    path: '/tidal',
+    component: ({ data }) => createElement('main', null, createElement(Await<Forecast>, { resolve: data.forecast, fallback: 'Loading…', error: (message) => message, children: (settled) => settled.summary }))
+  })
+  const loader = defineLoader<{ forecast: Promise<Forecast>, tide: Promise<string> }>(() => ({ forecast: forecast.promise, tide: tide.promise }))
+  const { url } = await listen(t, { screens: { tidal: screen(tidal, { loader }) } })
+  const response = openStreamed(`${url}/tidal`, RUNS_SCRIPTS)
+  await response.waitFor(/Loading…/)
+  tide.open('High at 14:02')
+  const sent = await response.waitFor(/High at 14:02/)
+  t.same(deferredOutcomes(sent), [['tide', { ok: true, value: 'High at 14:02' }]], 'the tide\'s script, while the forecast still waits')
+  forecast.open({ summary: 'Fog' })
+  const whole = await response.ended
+  t.same(deferredOutcomes(whole).map(([key]) => key), ['tide', 'forecast'], 'then the forecast\'s, with its part')
+  t.match(whole, /Fog/)
+})
+
 t.test('a page with deferred data is rendered once, by the streaming renderer alone, and its loader runs once', async (t) => {
   let renders = 0
   const counted = defineScreen<{ forecast: Promise<Forecast> }>({
