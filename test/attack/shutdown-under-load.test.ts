@@ -13,6 +13,8 @@ import { largestServedFile, within } from '../helpers/raw-http.js'
 const CLIENTS = 20
 /** What Fastify logs for a request that arrives while it closes (lib/log-controller.js). */
 const CLOSING_503 = 'request aborted - refusing to accept new requests as server is closing'
+/** The body of that refusal (lib/route.js). */
+const CLOSING_503_BODY = '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}'
 const VISITOR_COOKIES = 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis'
 
 interface Outcome {
@@ -167,8 +169,12 @@ t.test('SIGTERM under steady traffic: accepted requests complete, new connection
   const unavailable = outcomes.filter((outcome) => outcome.status === 503)
   const refusals = logs.flatMap((line, index) => line.msg === CLOSING_503 ? [index] : [])
   t.ok(refusals.every((index) => index > shutdownAt), 'Fastify refused requests as closing only after shutdown began')
+  t.same(unavailable.filter((outcome) => outcome.body?.toString('utf8') !== CLOSING_503_BODY).map(({ id }) => id), [],
+    'every 503 is that refusal, by its body')
+  // Logged at info, so not for the health check, whose route logs from warn up (src/server/routes/probes.ts).
   // A refusal can also be cut off by the closing connection: the client then sees a reset.
-  t.ok(unavailable.length <= refusals.length, `every 503 is one of those refusals (${unavailable.length} of ${refusals.length})`)
+  const logged = unavailable.filter((outcome) => outcome.path !== '/resources/healthcheck')
+  t.ok(logged.length <= refusals.length, `every 503 off the health check is one of those logged refusals (${logged.length} of ${refusals.length})`)
   t.same(unavailable.filter((outcome) => firstLine(outcome.id, 'incoming request') >= 0), [], 'and none went to a request the server had taken in')
   t.comment(`${outcomes.length} requests: ${accepted.length} accepted (${unavailable.length} of them answered 503), ${refused.length} refused, ${failed.length - refused.length} reset before being read`)
 })
