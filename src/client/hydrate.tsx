@@ -1,6 +1,6 @@
 import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
-import { DeferredPartsContext } from '../ui/await.js'
+import { DeferredPartsContext } from '../ui/deferred-parts-context.js'
 import { Document } from '../ui/document.js'
 import { SCREENS } from '../screens/index.js'
 import type { ScreenRegistry } from '../ui/define-screen.js'

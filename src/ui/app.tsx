@@ -1,7 +1,7 @@
 import { useContext, useEffect } from 'react'
 import type { PageData } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
-import { DeferredPartsContext, withDeferred } from './await.js'
+import { DeferredPartsContext, withDeferred } from './deferred-parts-context.js'
 import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
 import { RequestInfoProvider } from './request-info.js'

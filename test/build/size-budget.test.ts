@@ -34,3 +34,12 @@ t.test(`the JavaScript that first paint and hydration wait for: the shell at mos
   }
   t.ok(heaviest.bytes <= PAGE_BUDGET_BYTES, `the heaviest page, ${heaviest.id}: ${kib(heaviest.bytes)} KiB ≤ ${config.pageJavaScriptBudgetKiB} KiB`)
 })
+
+t.test('what only some pages use is in their chunks, not in the shell: Await comes with the pages that show a deferred part', async (t) => {
+  const inputsOf = (files: string[]) => new Set(files.flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {})))
+  const shell = inputsOf(initialOutputs(metafile))
+  t.notOk(shell.has('src/ui/await.tsx'), 'the shell holds no Await')
+  t.ok(shell.has('src/ui/deferred-parts-context.ts'), 'only the context through which the shell hands a page its parts')
+  const pages = screenOutputs(metafile, await screenModules())
+  t.ok(inputsOf(pages['examples-streaming'] ?? []).has('src/ui/await.tsx'), 'the streaming example, which uses Await, loads it with its own chunk')
+})

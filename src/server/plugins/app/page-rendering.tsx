@@ -18,7 +18,7 @@ import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-pa
 import { negotiateEncoding } from '../../rendering/document-encoding.js'
 import { requestSignal } from '../../http/request-abort.js'
 import { runsScripts } from '../../http/script-evidence.js'
-import { DeferredPartsContext } from '../../../ui/await.js'
+import { DeferredPartsContext } from '../../../ui/deferred-parts-context.js'
 import { readRequestInfo } from '../../http/request-info.js'
 import { addVary } from '../../http/negotiation.js'
 import { advertiseClientHints } from '../../http/client-hints.js'
