@@ -46,6 +46,17 @@ export function screenOutputs (metafile, modules, entryPoint = ENTRY) {
   }))
 }
 
+/** What the entry loads only for a document with deferred parts: the store that takes them, and what it imports. */
+const DEFERRED_STORE = 'src/client/deferred-store.ts'
+
+/** The chunks of the store, less what the shell already loads. */
+export function deferredOutputs (metafile, entryPoint = ENTRY) {
+  const shell = new Set(initialOutputs(metafile, entryPoint))
+  const chunk = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === DEFERRED_STORE)?.[0]
+  if (!chunk || shell.has(chunk)) throw new Error(`${DEFERRED_STORE} has no chunk of its own: import it only through import()`)
+  return withStaticImports(metafile, chunk).filter((file) => !shell.has(file))
+}
+
 /**
  * The asset manifest (dist/manifest.json) from the browser build's metafile, as URLs.
  * @param {Record<string, string>} screens the view's source module by screen id (screenModules)
@@ -56,5 +67,5 @@ export function manifestFrom (metafile, screens) {
   if (!styles) throw new Error('the build produced no stylesheet')
   const [entry, ...preloads] = initialOutputs(metafile).map(toUrl)
   const pages = Object.fromEntries(Object.entries(screenOutputs(metafile, screens)).map(([id, files]) => [id, files.map(toUrl)]))
-  return { entry, styles: [toUrl(styles[0])], preloads, pages }
+  return { entry, styles: [toUrl(styles[0])], preloads, pages, deferred: deferredOutputs(metafile).map(toUrl) }
 }

@@ -8,7 +8,6 @@ import { loadScreen, screenEntry, ScreenTableContext } from '../ui/screen-table.
 import { SPECULATION_RULES_ID, SpeculationRulesSource } from '../ui/speculation-rules.js'
 import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
-import { takeDeferredParts } from './deferred-store.js'
 import { readPageData } from './page-data.js'
 import { startTrackerWhenIdle } from './start-tracker.js'
 
@@ -25,18 +24,24 @@ declare global {
   }
 }
 
+const NO_PARTS: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
+
 /** A test's own entry passes its screens. The screen's chunk is loaded first so hydration does not suspend. */
 export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promise<void> {
   const data = readPageData()
   const entry = screenEntry(screens, data.page.id)
-  if (entry) await loadScreen(entry)
+  const keys = data.page.deferred ?? []
+  // Only a document with deferred parts loads the store that takes them (and preloads it: rendering/assets.ts).
+  const [deferredParts] = await Promise.all([
+    keys.length === 0 ? NO_PARTS : import('./deferred-store.js').then(({ takeDeferredParts }) => takeDeferredParts(keys)),
+    entry && loadScreen(entry)
+  ])
   // Browsers hide a parsed nonce from the attribute but keep it in the property: the document's own scripts carry it.
   const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce
   const startTracker = () => startTrackerWhenIdle(data.env)
   // The server's check script, as rendered: hydration renders the same text without the code that builds it.
   const hintScript = document.getElementById(HINT_SCRIPT_ID)?.textContent ?? ''
   const readHintScript = () => hintScript
-  const deferredParts = takeDeferredParts(data.page.deferred ?? [])
   const speculationRules = document.getElementById(SPECULATION_RULES_ID)?.textContent ?? ''
 
   hydrateRoot(

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { statSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { initialOutputs, screenOutputs } from '../../build/manifest.mjs'
+import { deferredOutputs, initialOutputs, screenOutputs } from '../../build/manifest.mjs'
 import { screenModules } from '../../build/screens.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
@@ -33,13 +33,18 @@ t.test(`the JavaScript that first paint and hydration wait for: the shell at mos
     if (bytes > heaviest.bytes) Object.assign(heaviest, { id, bytes })
   }
   t.ok(heaviest.bytes <= PAGE_BUDGET_BYTES, `the heaviest page, ${heaviest.id}: ${kib(heaviest.bytes)} KiB ≤ ${config.pageJavaScriptBudgetKiB} KiB`)
+  // A document with deferred parts also loads the store that takes them.
+  const streaming = shellBytes + gzipBytes([...new Set([...(pages.find(([id]) => id === 'examples-streaming')?.[1] ?? []), ...deferredOutputs(metafile)])])
+  t.ok(streaming <= PAGE_BUDGET_BYTES, `the streaming example with the deferred-data store: ${kib(streaming)} KiB ≤ ${config.pageJavaScriptBudgetKiB} KiB`)
 })
 
-t.test('what only some pages use is in their chunks, not in the shell: Await comes with the pages that show a deferred part', async (t) => {
+t.test('what only some pages use is in their chunks, not in the shell: Await and the deferred-data store come with the pages that defer', async (t) => {
   const inputsOf = (files: string[]) => new Set(files.flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {})))
   const shell = inputsOf(initialOutputs(metafile))
   t.notOk(shell.has('src/ui/await.tsx'), 'the shell holds no Await')
   t.ok(shell.has('src/ui/deferred-parts-context.ts'), 'only the context through which the shell hands a page its parts')
   const pages = screenOutputs(metafile, await screenModules())
   t.ok(inputsOf(pages['examples-streaming'] ?? []).has('src/ui/await.tsx'), 'the streaming example, which uses Await, loads it with its own chunk')
+  for (const module of ['src/client/deferred-store.ts', 'src/shared/deferred.ts']) t.notOk(shell.has(module), `the shell holds no ${module}`)
+  t.ok(inputsOf(deferredOutputs(metafile)).has('src/client/deferred-store.ts'), 'the store that takes a document\'s deferred parts has chunks of its own, which only such documents preload')
 })

@@ -28,6 +28,6 @@ export async function buildTestClient (t: Test, entry: string): Promise<string> 
   if (!output) throw new Error(`esbuild wrote no bundle for ${entry}`)
   const manifest = JSON.parse(await readFile(join(DIST_DIR, 'manifest.json'), 'utf8'))
   // One file holds every page: no page has chunks of its own to preload.
-  await writeFile(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, entry: `/assets/${basename(output)}`, preloads: [], pages: {} }))
+  await writeFile(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, entry: `/assets/${basename(output)}`, preloads: [], pages: {}, deferred: [] }))
   return dir
 }

@@ -8,9 +8,9 @@ import { DIST_DIR } from '../../src/server/app.js'
 import { build } from '../helpers/app.js'
 
 const CLIENT_DIR = join(DIST_DIR, 'client')
-const MANIFEST = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { entry: string, styles: string[], preloads: string[] }
+const MANIFEST = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { entry: string, styles: string[], preloads: string[], deferred: string[] }
 const TRACKER = readdirSync(join(CLIENT_DIR, 'assets')).filter((file) => /^tracker-\w+\.js$/.test(file)).map((file) => `/assets/${file}`)
-const HASHED = [MANIFEST.entry, ...MANIFEST.styles, ...MANIFEST.preloads, ...TRACKER]
+const HASHED = [MANIFEST.entry, ...MANIFEST.styles, ...MANIFEST.preloads, ...MANIFEST.deferred, ...TRACKER]
 const UNHASHED = ['/favicon.ico', '/favicon.svg', '/site.webmanifest', '/icon-192.png']
 
 const onDisk = (url: string) => readFileSync(join(CLIENT_DIR, url))

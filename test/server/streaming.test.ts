@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import t from 'tap'
 import { createElement } from 'react'
 import { DEFERRED_TIMED_OUT, type DeferredOutcome } from '../../src/shared/deferred.js'
+import { DIST_DIR } from '../../src/server/app.js'
 import { defineLoader, type PageLoader } from '../../src/server/screens/index.js'
 import { Await } from '../../src/ui/await.js'
 import { defineScreen, type ScreenView } from '../../src/ui/define-screen.js'
@@ -184,6 +187,18 @@ t.test('a part no boundary waits for still reaches the browser as it settles, no
   const whole = await response.ended
   t.same(deferredOutcomes(whole).map(([key]) => key), ['tide', 'forecast'], 'then the forecast\'s, with its part')
   t.match(whole, /Fog/)
+})
+
+t.test('a document with deferred parts preloads the store that takes them in the browser; one without does not', async (t) => {
+  const { deferred } = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { deferred: string[] }
+  t.ok(deferred.length > 0, 'the build lists the store\'s chunks')
+  const resolved = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.resolve({ summary: 'Sunny, 21 °C' }) }))
+  const { app } = await build(t, withWeather(resolved))
+  const preloads = (html: string) => [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((match) => match[1] ?? '')
+  const weatherPage = await app.inject({ url: '/weather', headers: BOT })
+  for (const href of deferred) t.ok(preloads(weatherPage.body).includes(href), `the weather page preloads ${href}`)
+  const home = await app.inject({ url: '/', headers: BOT })
+  t.same(preloads(home.body).filter((href) => deferred.includes(href)), [], 'the home page, which defers nothing, does not')
 })
 
 t.test('a page with deferred data is rendered once, by the streaming renderer alone, and its loader runs once', async (t) => {

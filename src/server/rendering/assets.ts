@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs'
 import type { Assets } from '../../shared/page-data.js'
 
-/** What the build (build/) writes: the shell's assets, and each page's own chunks by page id. */
+/** What the build (build/) writes: the shell's assets, each page's own chunks by page id, and the deferred-data store's. */
 export interface AssetManifest extends Assets {
   pages: Record<string, string[]>
+  /** Loaded by a document with deferred parts only. */
+  deferred: string[]
 }
 
 /** Reads the manifest that the build writes (build/manifest.mjs); the server cannot run without a build. */
@@ -14,19 +16,24 @@ export function loadAssetManifest (path: string): AssetManifest {
   } catch {
     throw new Error(`No build found at ${path}: run "npm run build" first.`)
   }
-  const { entry, styles, preloads, pages = {} } = JSON.parse(text) as Partial<AssetManifest> & Assets
-  return { entry, styles, preloads, pages }
+  const { entry, styles, preloads, pages = {}, deferred = [] } = JSON.parse(text) as Partial<AssetManifest> & Assets
+  return { entry, styles, preloads, pages, deferred }
 }
 
-/** A page's chunks are preloaded beside the shell's so hydration never waits for a second round trip. */
-export function pageAssets (manifest: AssetManifest): (pageId: string) => Assets {
+/**
+ * A page's chunks are preloaded beside the shell's so hydration never waits for a second round trip; so is the
+ * deferred-data store, for a document with deferred parts (whether a page defers is known per request).
+ */
+export function pageAssets (manifest: AssetManifest): (pageId: string, deferred: boolean) => Assets {
   const byPage = new Map<string, Assets>()
-  return (pageId) => {
-    let assets = byPage.get(pageId)
+  return (pageId, deferred) => {
+    const key = `${deferred ? 'd' : 'p'}${pageId}`
+    let assets = byPage.get(key)
     if (!assets) {
       const own = Object.hasOwn(manifest.pages, pageId) ? manifest.pages[pageId] ?? [] : []
-      assets = { entry: manifest.entry, styles: manifest.styles, preloads: [...manifest.preloads, ...own] }
-      byPage.set(pageId, assets)
+      const preloads = new Set([...manifest.preloads, ...own, ...(deferred ? manifest.deferred : [])])
+      assets = { entry: manifest.entry, styles: manifest.styles, preloads: [...preloads] }
+      byPage.set(key, assets)
     }
     return assets
   }

@@ -84,7 +84,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const { request } = reply
     return {
       env: publicConfig,
-      assets: assetsOf(page.id),
+      assets: assetsOf(page.id, page.deferred !== undefined),
       requestInfo: requestInfo ?? readRequestInfo(request),
       honeyProps: app.honeypot.getInputProps(page.id),
       toast: app.flashToasts.take(request, reply),
@@ -125,7 +125,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     attempt(data, script, (error, componentStack) => {
       reply.documentFailed()
       request.log.error({ err: error }, 'the document shell failed to render')
-      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id) }, devScript({ error, componentStack }), (again) => {
+      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id, false) }, devScript({ error, componentStack }), (again) => {
         request.log.error({ err: again }, 'the error document failed to render')
         reply.status(500).header('Content-Type', 'text/html; charset=utf-8').send(LAST_RESORT)
       })
