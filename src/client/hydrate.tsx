@@ -1,12 +1,11 @@
 import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
-import { DeferredPartsContext } from '../ui/deferred-parts-context.js'
-import { Document } from '../ui/document.js'
 import { SCREENS } from '../screens/index.js'
 import type { ScreenRegistry } from '../ui/define-screen.js'
-import { loadScreen, screenEntry, ScreenTableContext } from '../ui/screen-table.js'
-import { SPECULATION_RULES_ID, SpeculationRulesSource } from '../ui/speculation-rules.js'
-import { HINT_SCRIPT_ID, HintScriptSource } from '../ui/theme.js'
+import { DocumentRoot } from '../ui/document-root.js'
+import { loadScreen, screenEntry } from '../ui/screen-table.js'
+import { SPECULATION_RULES_ID } from '../ui/speculation-rules.js'
+import { HINT_SCRIPT_ID } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
 import { readPageData } from './page-data.js'
 import { startTrackerWhenIdle } from './start-tracker.js'
@@ -48,15 +47,7 @@ export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promi
     document,
     <StrictMode>
       <AfterHydration effect={startTracker}>
-        <ScreenTableContext value={screens}>
-          <HintScriptSource value={readHintScript}>
-            <SpeculationRulesSource value={speculationRules}>
-              <DeferredPartsContext value={deferredParts}>
-                <Document data={data} nonce={nonce} />
-              </DeferredPartsContext>
-            </SpeculationRulesSource>
-          </HintScriptSource>
-        </ScreenTableContext>
+        <DocumentRoot data={data} nonce={nonce} screens={screens} hintScript={readHintScript} speculationRules={speculationRules} deferredParts={deferredParts} />
       </AfterHydration>
     </StrictMode>
   )

@@ -2,13 +2,11 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PageData, PageState, RequestInfo } from '../../../shared/page-data.js'
 import { hintCheckScriptFor } from '../../../shared/hint-check-script.js'
-import { Document } from '../../../ui/document.js'
-import { HintScriptSource } from '../../../ui/theme.js'
+import { DocumentRoot } from '../../../ui/document-root.js'
 import { SYSTEM_SCREENS, type ScreenRegistry } from '../../../ui/define-screen.js'
-import { loadScreen, ScreenTableContext } from '../../../ui/screen-table.js'
+import { loadScreen } from '../../../ui/screen-table.js'
 import { serializeForScript } from '../../../shared/serialize.js'
 import { speculationRules } from '../../../shared/speculation-rules.js'
-import { SpeculationRulesSource } from '../../../ui/speculation-rules.js'
 import { pageAssets, type AssetManifest } from '../../rendering/assets.js'
 import { publicEnv, type Env } from '../../env.js'
 import { STATUSES } from '../../errors.js'
@@ -18,7 +16,6 @@ import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-pa
 import { negotiateEncoding } from '../../rendering/document-encoding.js'
 import { requestSignal } from '../../http/request-abort.js'
 import { runsScripts } from '../../http/script-evidence.js'
-import { DeferredPartsContext } from '../../../ui/deferred-parts-context.js'
 import { readRequestInfo } from '../../http/request-info.js'
 import { addVary } from '../../http/negotiation.js'
 import { advertiseClientHints } from '../../http/client-hints.js'
@@ -66,17 +63,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   // Where the screens' forms post: links there are never prerendered or prefetched.
   const rules = serializeForScript(speculationRules(screens.forms.map((form) => form.path)))
   const headScreens = await withoutBodies(screens)
-  const element = (data: PageData, nonce: string, parts = noParts, registry = screens.registry) => (
-    <ScreenTableContext value={registry}>
-      <HintScriptSource value={hintCheckScriptFor}>
-        <SpeculationRulesSource value={rules}>
-          <DeferredPartsContext value={parts}>
-            <Document data={data} nonce={nonce} />
-          </DeferredPartsContext>
-        </SpeculationRulesSource>
-      </HintScriptSource>
-    </ScreenTableContext>
-  )
+  const element = (data: PageData, nonce: string, parts = noParts, registry = screens.registry) =>
+    <DocumentRoot data={data} nonce={nonce} screens={registry} hintScript={hintCheckScriptFor} speculationRules={rules} deferredParts={parts} />
   const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
   const documentScript = devScript(null)
 

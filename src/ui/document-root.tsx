@@ -1,0 +1,33 @@
+import type { ScreenRegistry } from './define-screen.js'
+import { DeferredPartsContext } from './deferred-parts-context.js'
+import { Document } from './document.js'
+import type { PageData, RequestInfo } from '../shared/page-data.js'
+import { ScreenTableContext } from './screen-table.js'
+import { SpeculationRulesSource } from './speculation-rules.js'
+import { HintScriptSource } from './theme.js'
+
+export interface DocumentRootProps {
+  data: PageData
+  nonce: string | undefined
+  screens: ScreenRegistry
+  /** The client-hint check script: built on the server, read back from the document in the browser. */
+  hintScript: (requestInfo: RequestInfo) => string
+  /** The speculation rules as JSON: built on the server, read back from the document in the browser. */
+  speculationRules: string
+  deferredParts: ReadonlyMap<string, PromiseLike<unknown>>
+}
+
+/** The document and what its parts read from context: one tree for the server's render and the browser's hydration. */
+export function DocumentRoot ({ data, nonce, screens, hintScript, speculationRules, deferredParts }: DocumentRootProps) {
+  return (
+    <ScreenTableContext value={screens}>
+      <HintScriptSource value={hintScript}>
+        <SpeculationRulesSource value={speculationRules}>
+          <DeferredPartsContext value={deferredParts}>
+            <Document data={data} nonce={nonce} />
+          </DeferredPartsContext>
+        </SpeculationRulesSource>
+      </HintScriptSource>
+    </ScreenTableContext>
+  )
+}
