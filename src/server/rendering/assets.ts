@@ -25,16 +25,16 @@ export function loadAssetManifest (path: string): AssetManifest {
  * deferred-data store, for a document with deferred parts (whether a page defers is known per request).
  */
 export function pageAssets (manifest: AssetManifest): (pageId: string, deferred: boolean) => Assets {
-  const byPage = new Map<string, Assets>()
+  const byPage = new Map<string, { plain: Assets, deferred: Assets }>()
   return (pageId, deferred) => {
-    const key = `${deferred ? 'd' : 'p'}${pageId}`
-    let assets = byPage.get(key)
+    let assets = byPage.get(pageId)
     if (!assets) {
       const own = Object.hasOwn(manifest.pages, pageId) ? manifest.pages[pageId] ?? [] : []
-      const preloads = new Set([...manifest.preloads, ...own, ...(deferred ? manifest.deferred : [])])
-      assets = { entry: manifest.entry, styles: manifest.styles, preloads: [...preloads] }
-      byPage.set(key, assets)
+      const withPreloads = (files: string[]) => ({ entry: manifest.entry, styles: manifest.styles, preloads: [...new Set(files)] })
+      // The store's chunks may be the page's too (shared/deferred.ts, which Await also imports): each is listed once.
+      assets = { plain: withPreloads([...manifest.preloads, ...own]), deferred: withPreloads([...manifest.preloads, ...own, ...manifest.deferred]) }
+      byPage.set(pageId, assets)
     }
-    return assets
+    return deferred ? assets.deferred : assets.plain
   }
 }

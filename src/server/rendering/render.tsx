@@ -112,11 +112,7 @@ class DocumentWriter {
   readonly #queued: string[] = []
   /** What React has written of its head so far, while the head sent stands in for it. */
   #head: Buffer | null = null
-  constructor (
-    private readonly sink: DocumentSink,
-    private readonly capture: Capture,
-    sentHead: string | null
-  ) {
+  constructor (private readonly sink: DocumentSink, private readonly capture: Capture, sentHead: string | null) {
     if (sentHead === null) return
     this.#head = Buffer.alloc(0)
     capture.piece(sentHead)
