@@ -11,7 +11,7 @@ export const HINT_COOKIE_MAX_AGE = 31_536_000
 /** The attribute of what was rendered in the hinted time zone: a document holding one depends on the zone. */
 export const TIME_ZONE_MARKER = 'data-time-zone'
 
-/** Chromium sends it once asked with Accept-CH (or retries for it on Critical-CH); other browsers never do. */
+/** Chromium sends it from the second request on, once a response asked with Accept-CH; other browsers never do. */
 export const COLOR_SCHEME_HEADER = 'Sec-CH-Prefers-Color-Scheme'
 
 export interface Hints {

@@ -2,7 +2,7 @@ import { COLOR_SCHEME_COOKIE, HINT_COOKIE_MAX_AGE, TIME_ZONE_COOKIE, TIME_ZONE_M
 import { boundedMemo } from './bounded-memo.js'
 import type { RequestInfo } from './page-data.js'
 import { serializeForScript } from './serialize.js'
-import { THEME_COLORS, THEME_COOKIE_NAME, type ThemePreference } from './theme.js'
+import { THEME_COOKIE_NAME, type ThemePreference } from './theme.js'
 
 // Replaces @epic-web/client-hints' check script, which reloads every first visit and injects a <style> our CSP
 // refuses; when it paints and reloads: docs/decisions/theme-and-client-hints.md.
@@ -28,7 +28,6 @@ if(p==='system'||p!==d.preference){
 var t=p==='system'?s:p;
 r.className=t;
 r.setAttribute('data-theme-source',p==='system'?'hint':'saved');
-document.querySelectorAll('meta[name="theme-color"]').forEach(function(m){m.setAttribute('content',d.colors[t])});
 }
 if(!c)return;
 try{
@@ -72,7 +71,6 @@ const scriptFor = boundedMemo(512, (key) => {
 function buildScript (input: HintCheckInput): string {
   const data = {
     ...input,
-    colors: THEME_COLORS,
     themeCookie: THEME_COOKIE_NAME,
     colorSchemeCookie: COLOR_SCHEME_COOKIE,
     timeZoneCookie: TIME_ZONE_COOKIE,

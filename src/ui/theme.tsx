@@ -152,19 +152,18 @@ export function useTheme (): ThemeState {
   return state
 }
 
-/** <meta name="theme-color">; for the fallback theme one per OS scheme, picked by `media`. */
+const SCHEMES = ['light', 'dark'] as const
+
+/**
+ * <meta name="theme-color">, one per OS scheme, picked by `media`: each its scheme's colour for the fallback theme,
+ * both the theme's once it is known. Always the same two, and never changed by the check script: React finds a
+ * hydrating meta by its content, and leaves one it cannot find in the page beside the one it adds.
+ */
 export function ThemeColorMeta () {
   const { theme, source } = useTheme()
-  // The check script may update these before hydration.
-  if (source === 'fallback') {
-    return (
-      <>
-        <meta name='theme-color' media='(prefers-color-scheme: light)' content={THEME_COLORS.light} suppressHydrationWarning />
-        <meta name='theme-color' media='(prefers-color-scheme: dark)' content={THEME_COLORS.dark} suppressHydrationWarning />
-      </>
-    )
-  }
-  return <meta name='theme-color' content={THEME_COLORS[theme]} suppressHydrationWarning />
+  return SCHEMES.map((scheme) => (
+    <meta key={scheme} name='theme-color' media={`(prefers-color-scheme: ${scheme})`} content={THEME_COLORS[source === 'fallback' ? scheme : theme]} />
+  ))
 }
 
 export const HINT_SCRIPT_ID = 'hint-check'

@@ -12,7 +12,7 @@ import { listen } from '../helpers/server.js'
  * then learns "system", and the switch's label changes after the first paint.
  */
 
-interface Shift { value: number, sources: string[] }
+interface Shift { value: number, at: number, sources: string[] }
 
 declare global {
   interface Window {
@@ -26,7 +26,8 @@ const SHIFT_RECORDER = `(() => {
   window.__shifts = []
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if (!entry.hadRecentInput) window.__shifts.push({ value: entry.value, sources: entry.sources.map((source) => source.node ? source.node.nodeName + '.' + source.node.className : 'a removed node') })
+      const rect = (r) => [r.x, r.y, r.width, r.height].map(Math.round).join(',')
+      if (!entry.hadRecentInput) window.__shifts.push({ value: entry.value, at: Math.round(entry.startTime), sources: entry.sources.map((source) => (source.node ? source.node.nodeName + '.' + source.node.className : 'a removed node') + ' from ' + rect(source.previousRect) + ' to ' + rect(source.currentRect)) })
     }
   }).observe({ type: 'layout-shift', buffered: true })
 })()`

@@ -15,7 +15,9 @@ import { listen } from '../helpers/server.js'
 /**
  * The theme of the very first paint, in every combination of saved
  * preference × OS scheme × JavaScript × whether the browser sends
- * Sec-CH-Prefers-Color-Scheme (Chromium does; Firefox and Safari do not).
+ * Sec-CH-Prefers-Color-Scheme (Chromium does once a page of the site asked
+ * for it with Accept-CH; Firefox and Safari never do, nor does anyone on a
+ * first visit).
  * With JavaScript the root is sampled at every animation frame from the
  * first, which precedes the first paint, until hydration has settled: a
  * single wrong frame fails. Without JavaScript nothing can change after
@@ -37,6 +39,8 @@ for (const scheme of ['light', 'dark'] as const satisfies readonly Scheme[]) {
             const { page, context, problems } = await openThemePage(browser, { javaScriptEnabled: javaScript })
             if (saved !== 'none') await context.addCookies([{ name: 'en_theme', value: saved, url }])
             if (!header) await withoutColorSchemeHeader(page)
+            // A returning Chromium: the first page's Accept-CH makes it send the header from then on.
+            else await page.goto(`${url}/`)
             await page.goto(`${url}/`)
 
             const chosen = saved === 'light' || saved === 'dark'

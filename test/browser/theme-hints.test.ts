@@ -33,7 +33,7 @@ const shownTime = (page: Page, timeZone: string) => page.evaluate(({ at, timeZon
 
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
 
-/** Counts the documents a page commits: a reload is a second one (a Critical-CH retry is not: it happens before the commit). */
+/** Counts the documents a page commits: a reload is a second one. */
 function countCommits (page: Page): () => number {
   let commits = 0
   page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) commits++ })

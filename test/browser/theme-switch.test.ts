@@ -1,7 +1,7 @@
 import type { Page, Route } from 'playwright-core'
 import t from 'tap'
 import { visit } from '../helpers/browser.js'
-import { BACKGROUNDS, hydrated, launchWithScheme, openThemePage, rootTheme, themeRecord } from '../helpers/theme.js'
+import { BACKGROUNDS, hydrated, launchWithScheme, openThemePage, rootTheme, themeColorMetas, themeRecord } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
 
 /** The switch's button, found by the accessible name that tells the current mode. */
@@ -65,7 +65,7 @@ t.test('with JavaScript the switch is optimistic: the theme changes before the s
   t.equal(pending.background, BACKGROUNDS.dark, 'painted dark at once')
   t.equal(pending.source, 'pending', 'the pending submission wins')
   t.equal(pending.colorScheme, 'dark')
-  t.equal(await page.locator('meta[name="theme-color"]').getAttribute('content'), '#0b1120', 'theme-color follows')
+  t.same(await themeColorMetas(page), ['(prefers-color-scheme: light) #0b1120', '(prefers-color-scheme: dark) #0b1120'], 'theme-color follows, in both metas')
   t.equal(await switchButton(page, 'Dark').count(), 1, 'the button already tells the new mode')
   t.equal(await savedTheme(page), 'light', 'the cookie is not changed yet')
   t.equal(route.request().headers().accept, 'application/json', 'the background request asks for JSON')

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
 import { visit } from '../helpers/browser.js'
-import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, rootTheme, themeRecord } from '../helpers/theme.js'
+import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, rootTheme, themeColorMetas, themeRecord } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
 
 declare global {
@@ -29,7 +29,7 @@ t.test('a system page follows a change of the OS scheme without a reload', async
   const state = await rootTheme(page)
   t.equal(state.background, BACKGROUNDS.dark)
   t.equal(state.colorScheme, 'dark')
-  t.equal(await page.locator('meta[name="theme-color"]').getAttribute('content'), '#0b1120', 'theme-color follows')
+  t.same(await themeColorMetas(page), ['(prefers-color-scheme: light) #0b1120', '(prefers-color-scheme: dark) #0b1120'], 'theme-color follows, in both metas')
   t.equal(await cookie(page, 'CH-prefers-color-scheme'), 'dark', 'the hint cookie follows, for the next request')
   t.ok(await isSameDocument(page), 'no reload')
 

@@ -10,8 +10,8 @@ export const BACKGROUNDS: Record<Scheme, string> = { light: 'rgb(255, 255, 255)'
 /**
  * Chromium running on an OS in `scheme`. Set for the whole browser
  * (`--force-dark-mode`) rather than emulated per page: the
- * Sec-CH-Prefers-Color-Scheme header of Chromium's Critical-CH retry is
- * decided by the browser, which ignores page emulation and would say light.
+ * Sec-CH-Prefers-Color-Scheme header is decided by the browser, which
+ * ignores page emulation and would say light.
  * Open pages with `colorScheme: null` so Playwright's default emulation
  * (light) does not override it (openThemePage does).
  */
@@ -114,6 +114,11 @@ export function rootTheme (page: Page): Promise<Omit<Frame, 'hydrated'>> {
   })
 }
 
+/** Every <meta name="theme-color"> of the page, as `media content`. */
+export function themeColorMetas (page: Page): Promise<string[]> {
+  return page.locator('meta[name="theme-color"]').evaluateAll((metas) => metas.map((meta) => `${meta.getAttribute('media')} ${meta.getAttribute('content')}`))
+}
+
 export async function hydrated (page: Page): Promise<void> {
   await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true')
 }
@@ -122,7 +127,7 @@ export async function hydrated (page: Page): Promise<void> {
  * Makes the page's Chromium behave like a browser without
  * Sec-CH-Prefers-Color-Scheme (Firefox, Safari): documents are fetched by
  * Playwright, with the browser's cookies, and handed over without
- * Accept-CH / Critical-CH, so the browser never sends the hint.
+ * Accept-CH, so the browser never sends the hint.
  */
 export async function withoutColorSchemeHeader (page: Page): Promise<void> {
   await page.route('**/*', async (route) => {
@@ -130,12 +135,11 @@ export async function withoutColorSchemeHeader (page: Page): Promise<void> {
     const response = await route.fetch()
     const headers = { ...response.headers() }
     delete headers['accept-ch']
-    delete headers['critical-ch']
     return route.fulfill({ response, headers })
   })
 }
 
-/** Counts the document requests of a page (reloads, Critical-CH retries). */
+/** Counts the document requests of a page (a reload is a second one). */
 export function countDocumentRequests (page: Page): () => number {
   let count = 0
   page.on('request', (request) => {

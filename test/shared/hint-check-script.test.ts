@@ -1,7 +1,6 @@
 import t from 'tap'
 import { TIME_ZONE_MARKER } from '../../src/shared/client-hints.js'
 import { HINT_REFERRER_KEY, HINT_RELOADS_KEY, hintCheckScript, type HintCheckInput } from '../../src/shared/hint-check-script.js'
-import { THEME_COLORS } from '../../src/shared/theme.js'
 
 /**
  * Runs the check script against a small fake of the browser APIs it touches,
@@ -116,7 +115,7 @@ t.test('a system preference paints the live OS scheme before first paint', async
   const dark = run({ preference: 'system' }, { dark: true, className: 'light', metas: 2 })
   t.equal(dark.root.className, 'dark')
   t.equal(dark.attributes.get('data-theme-source'), 'hint', 'no longer the fallback: the stylesheet follows the class')
-  t.same(dark.metas.map((meta) => meta.content), [THEME_COLORS.dark, THEME_COLORS.dark], 'theme-color follows')
+  t.same(dark.metas.map((meta) => meta.content), ['server', 'server'], 'theme-color is left to React: it finds its metas by their content when hydrating')
   const light = run({ preference: 'system' }, { dark: false, className: 'dark' })
   t.equal(light.root.className, 'light')
 })
@@ -132,7 +131,7 @@ t.test('the theme cookie beats a page rendered with an older preference (HTTP ca
   const light = run({ preference: 'dark' }, { cookies: { en_theme: 'light' }, dark: true, className: 'dark' })
   t.equal(light.root.className, 'light')
   t.equal(light.attributes.get('data-theme-source'), 'saved')
-  t.same(light.metas.map((meta) => meta.content), [THEME_COLORS.light])
+  t.same(light.metas.map((meta) => meta.content), ['server'], 'theme-color is left to React')
   const cleared = run({ preference: 'dark' }, { dark: false, className: 'dark' })
   t.equal(cleared.root.className, 'light', 'no cookie any more: system, so the OS scheme')
   t.equal(cleared.attributes.get('data-theme-source'), 'hint')

@@ -10,9 +10,8 @@ export function readHints (request: FastifyRequest): { hints: Hints, sources: Hi
   })
 }
 
-// Critical-CH only on safe methods: the browser retries the request with the hint, and a retried POST is sent twice.
-// https://wicg.github.io/client-hints-infrastructure/#critical-ch
-export function advertiseClientHints (request: FastifyRequest, reply: FastifyReply): void {
+// Accept-CH without Critical-CH: the check script paints the theme before the first frame anyway, so a retry of the
+// first request for the hint would only cost a round trip (docs/decisions/theme-and-client-hints.md).
+export function advertiseClientHints (reply: FastifyReply): void {
   reply.header('Accept-CH', COLOR_SCHEME_HEADER)
-  if (request.method === 'GET' || request.method === 'HEAD') reply.header('Critical-CH', COLOR_SCHEME_HEADER)
 }

@@ -275,8 +275,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     reply.send(bytes)
   }
 
-  // Headers and head now, whatever the data waits for: Chromium's Critical-CH retry then costs one round trip, and
-  // the browser fetches the stylesheet and scripts meanwhile.
+  // Headers and head now, whatever the data waits for: the browser fetches the stylesheet and scripts meanwhile.
   function open () {
     begin()
     reply.documentDelivery(options.delivery)

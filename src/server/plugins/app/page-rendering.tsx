@@ -134,7 +134,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     // An error page has already said no-store.
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
     addVary(reply, PAGE_VARY)
-    advertiseClientHints(reply.request, reply)
+    advertiseClientHints(reply)
     const nonce = reply.cspNonce.script
     const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
     // A document showing a failure's details (development) is rendered for that failure alone.
