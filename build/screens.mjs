@@ -7,7 +7,7 @@ export const REGISTRY = 'src/screens/index.ts'
 const ASKED = Symbol('asked by screen-modules')
 
 /**
- * Runs the registry (`SCREENS`) with every `import()` answering the file it resolves to, so each screen's view is
+ * Runs the registry (one export per screen) with every `import()` answering the file it resolves to, so each screen's view is
  * found by the module its import names, not by a file-name rule. The registry imports only the kit's types and
  * identity functions, so running it does nothing else.
  * @returns {Promise<Record<string, string>>} the view's source path (as esbuild's metafile names it) by screen id
@@ -35,7 +35,6 @@ export async function screenModules (registry = REGISTRY) {
     plugins: [answerWithPath],
     logLevel: 'silent'
   })
-  const { SCREENS } = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`)
-  if (typeof SCREENS !== 'object' || SCREENS === null) throw new Error(`${registry} exports no SCREENS`)
-  return Object.fromEntries(await Promise.all(Object.entries(SCREENS).map(async ([id, entry]) => [id, (await entry.view()).default])))
+  const screens = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`)
+  return Object.fromEntries(await Promise.all(Object.entries(screens).map(async ([id, entry]) => [id, (await entry.view()).default])))
 }

@@ -1,7 +1,7 @@
 import { StrictMode, useEffect, type ReactNode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
-import { SCREENS } from '../screens/index.js'
-import type { ScreenRegistry } from '../ui/define-screen.js'
+import * as SCREENS from '../screens/index.js'
+import type { AppRegistry } from '../ui/define-screen.js'
 import { DocumentRoot } from '../ui/document-root.js'
 import { loadScreen, screenEntry } from '../ui/screen-table.js'
 import { SPECULATION_RULES_ID } from '../ui/speculation-rules.js'
@@ -26,7 +26,7 @@ declare global {
 const NO_PARTS: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
 
 /** A test's own entry passes its screens. The screen's chunk is loaded first so hydration does not suspend. */
-export async function hydrateDocument (screens: ScreenRegistry = SCREENS): Promise<void> {
+export async function hydrateDocument (screens: AppRegistry = SCREENS): Promise<void> {
   const data = readPageData()
   const entry = screenEntry(screens, data.page.id)
   const keys = data.page.deferred ?? []

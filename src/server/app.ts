@@ -2,8 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SCREENS } from '../screens/index.js'
-import type { ScreenRegistry } from '../ui/define-screen.js'
+import * as SCREENS from '../screens/index.js'
+import type { AppRegistry, ScreenRegistry } from '../ui/define-screen.js'
 import type { DevTools } from './dev/dev-tools.js'
 import type { Env } from './env.js'
 import { handleError } from './error-handler.js'
@@ -82,7 +82,8 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  const screens = await loadScreens({ ...SCREENS, ...options.screens })
+  const registry: AppRegistry = { ...SCREENS, ...options.screens }
+  const screens = await loadScreens(registry)
   const secure = env.NODE_ENV === 'production'
 
   if (options.instrumentation) await app.register(options.instrumentation)

@@ -1,8 +1,8 @@
 import type { ComponentType } from 'react'
 
 // What a screen's author writes: a view (src/screens/<name>.tsx) and its registry line (src/screens/index.ts).
-// Types and identity functions only, so the registry that imports this module imports nothing that could come back
-// to it: a screen never sees the registry, and no import cycle can leave an entry undefined.
+// Types and an identity function only: a screen never sees the registry, and no import cycle can leave an entry
+// undefined.
 
 export type ScreenText<Data> = string | ((screen: { status: number, data: Data }) => string)
 
@@ -50,10 +50,7 @@ export interface ScreenEntry {
 export type ScreenRegistry = Readonly<Record<string, ScreenEntry>>
 
 /** The screens the server chooses for errors; every registry has them. */
-export const SYSTEM_SCREENS = { notFound: 'not-found', clientError: 'client-error', serverError: 'server-error' } as const
+export const SYSTEM_SCREENS = { notFound: 'notFound', clientError: 'clientError', serverError: 'serverError' } as const
 
-type SystemScreenId = typeof SYSTEM_SCREENS[keyof typeof SYSTEM_SCREENS]
-
-export function defineScreens<const Registry extends ScreenRegistry & Record<SystemScreenId, ScreenEntry>> (registry: Registry): Registry {
-  return registry
-}
+/** A registry the app can run: src/screens/index.ts (`import * as SCREENS`), plus any screens a test adds. */
+export type AppRegistry = ScreenRegistry & Readonly<Record<typeof SYSTEM_SCREENS[keyof typeof SYSTEM_SCREENS], ScreenEntry>>

@@ -46,6 +46,6 @@ t.test('the guide\'s registry is the app\'s, with the newsletter\'s line as the 
     ...lines(normalized(await read('test/fixtures/newsletter/screens.ts'), 'test/fixtures/newsletter/screens.ts', asRun))
   ])
   const guide = lines(normalized(block ?? '', shown, asShown))
-  t.ok(guide.some((line) => line.startsWith('newsletter:')), 'the guide adds the newsletter')
+  t.ok(guide.some((line) => line.startsWith('export const newsletter =')), 'the guide adds the newsletter')
   for (const line of guide) t.ok(registries.has(line), `"${line}" is in src/screens/index.ts or the fixture's registry`)
 })

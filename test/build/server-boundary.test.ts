@@ -83,7 +83,7 @@ t.test('a browser library that is on no list bundles: only server code is refuse
 })
 
 t.test('the packages the UI is built on still bundle', async (t) => {
-  const errors = await browserBuildErrors(t, `import { useState } from 'react'; import { toast } from 'sonner'; import { SCREENS } from '${SRC}screens/index.js'; console.log(useState, toast, SCREENS)`)
+  const errors = await browserBuildErrors(t, `import { useState } from 'react'; import { toast } from 'sonner'; import * as SCREENS from '${SRC}screens/index.js'; console.log(useState, toast, SCREENS)`)
   t.same(errors, [])
 })
 

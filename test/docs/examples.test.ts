@@ -1,12 +1,10 @@
-import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import t from 'tap'
 import { parse } from 'yaml'
 import { allCodeBlocks, where } from '../helpers/doc-blocks.js'
 import { ROOT } from '../helpers/dockerfile.js'
+import { projectCopy, runIn, TAP, TSC } from '../helpers/project-copy.js'
 
 /**
  * Every code block of the README and docs/ is code a newcomer pastes first, so
@@ -19,28 +17,7 @@ import { ROOT } from '../helpers/dockerfile.js'
 t.setTimeout(15 * 60_000)
 
 const blocks = allCodeBlocks(ROOT)
-const require = createRequire(import.meta.url)
-const tap = join(dirname(require.resolve('tap/package.json')), require('tap/package.json').bin.tap)
-const tsc = require.resolve('typescript/bin/tsc')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-
-/** What the project copy needs to build and test; never dist/ or node_modules (linked). */
-const PROJECT = ['src', 'test', 'static', 'build', 'build.mjs', 'package.json', 'tsconfig.json', '.npmrc']
-
-function projectCopy (): string {
-  const copy = mkdtempSync(join(tmpdir(), 'agent-stack-docs-'))
-  for (const entry of PROJECT) {
-    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true })
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir')
-  return copy
-}
-
-/** Its output only when it failed, for the test's diagnostics. */
-function run (command: string, args: string[], cwd: string): [boolean, { output?: string }] {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, PATH: `${join(cwd, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` } })
-  return result.status === 0 ? [true, {}] : [false, { output: `${result.stdout}${result.stderr}`.trim().slice(-4000) }]
-}
 
 const fileBlocks = blocks.filter((block) => block.path !== undefined)
 const docsWithFiles = [...new Set(fileBlocks.map((block) => block.doc))]
@@ -48,8 +25,7 @@ const docsWithFiles = [...new Set(fileBlocks.map((block) => block.doc))]
 for (const doc of docsWithFiles) {
   t.test(`${doc}'s files, pasted into the project, type-check, build and pass their tests`, async (t) => {
     const files = fileBlocks.filter((block) => block.doc === doc)
-    const copy = projectCopy()
-    t.teardown(() => rmSync(copy, { recursive: true, force: true }))
+    const copy = projectCopy(t)
     for (const block of files) {
       const path = join(copy, block.path!)
       mkdirSync(dirname(path), { recursive: true })
@@ -57,14 +33,14 @@ for (const doc of docsWithFiles) {
     }
     const paths = files.map((block) => block.path!)
     writeFileSync(join(copy, 'tsconfig.docs.json'), JSON.stringify({ extends: './tsconfig.json', include: paths }))
-    const [typed, typeErrors] = run(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.docs.json'], copy)
+    const [typed, typeErrors] = runIn(copy, process.execPath, [TSC, '--noEmit', '-p', 'tsconfig.docs.json'])
     t.ok(typed, 'they type-check', typeErrors)
-    const [built, buildErrors] = run('npm', ['run', '--silent', 'build'], copy)
+    const [built, buildErrors] = runIn(copy, 'npm', ['run', '--silent', 'build'])
     t.ok(built, 'npm run build succeeds with them', buildErrors)
     const tests = paths.filter((path) => /^test\/.*\.test\.tsx?$/.test(path))
     t.ok(tests.length > 0, `${doc} shows a test for its example`)
     for (const test of tests) {
-      const [passed, diagnostics] = run(process.execPath, [tap, '--disable-coverage', test], copy)
+      const [passed, diagnostics] = runIn(copy, process.execPath, [TAP, '--disable-coverage', test])
       t.ok(passed, `${test} passes`, diagnostics)
     }
   })

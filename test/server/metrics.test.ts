@@ -114,7 +114,7 @@ t.test('documents rendered, by page and cache outcome, and the render cache\'s o
   t.equal(valueOf(samples, 'documents_rendered_total', { page: 'home', cache: 'miss' }), 2)
   t.equal(valueOf(samples, 'documents_rendered_total', { page: 'home', cache: 'hit' }), 2)
   t.equal(valueOf(samples, 'documents_rendered_total', { page: 'live', cache: 'bypass' }), 1, 'a cache: false page bypasses the cache')
-  t.equal(valueOf(samples, 'documents_rendered_total', { page: 'not-found', cache: 'miss' }), 1, 'error pages are documents too')
+  t.equal(valueOf(samples, 'documents_rendered_total', { page: 'notFound', cache: 'miss' }), 1, 'error pages are documents too')
   t.equal(samples.filter((sample) => sample.name === 'documents_rendered_total').reduce((sum, sample) => sum + sample.value, 0), 6, 'the health check is no document')
   t.equal(valueOf(samples, 'document_render_duration_seconds_count', { cache: 'hit' }), 2)
   t.equal(valueOf(samples, 'render_cache_hits_total'), 2)

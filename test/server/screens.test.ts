@@ -1,6 +1,6 @@
 import { createElement } from 'react'
 import t from 'tap'
-import { SCREENS } from '../../src/screens/index.js'
+import * as SCREENS from '../../src/screens/index.js'
 import { loadScreens } from '../../src/server/screens/load-screens.js'
 import { screen } from '../helpers/screens.js'
 
@@ -12,7 +12,7 @@ t.test('the registry as the server runs it: each view loaded, loaders and form r
   t.same(loaded.screens.map(({ id }) => id).sort(), [...Object.keys(SCREENS), 'one'].sort(), 'the registry\'s screens and the test\'s')
   t.equal(loaded.loaders.get('one'), loader)
   // The shell's own screens, whatever else the registry lists (the examples have loaders and a form of their own).
-  t.same(['home', 'not-found', 'client-error', 'server-error', 'one'].filter((id) => loaded.loaders.has(id)), ['one'], 'only screens with a loader have one')
+  t.same(['home', 'notFound', 'clientError', 'serverError', 'one'].filter((id) => loaded.loaders.has(id)), ['one'], 'only screens with a loader have one')
   t.notOk(loaded.forms.some((form) => form.path === '/one'), 'a screen without an action has no form')
 })
 

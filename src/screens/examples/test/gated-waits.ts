@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
-import view from '../../../src/screens/examples/streaming.js'
-import { screen } from '../../helpers/screens.js'
-import { gate } from '../../helpers/streamed-response.js'
+import view from '../streaming.js'
+import { screen } from '../../../../test/helpers/screens.js'
+import { gate } from '../../../../test/helpers/streamed-response.js'
 
 /** One wait of the streaming example's loader: how long it was asked to be, its signal, and the gate that ends it. */
 export interface Wait {
@@ -18,7 +18,7 @@ export interface Wait {
 export async function withGatedWaits (t: Test) {
   const waits: Wait[] = []
   const first = gate<Wait>()
-  const { loader } = await t.mockImport<typeof import('../../../src/screens/examples/streaming.server.js')>('../../../src/screens/examples/streaming.server.js', {
+  const { loader } = await t.mockImport<typeof import('../streaming.server.js')>('../streaming.server.js', {
     'node:timers/promises': {
       setTimeout: (delay: number, _value: unknown, { signal }: { signal: AbortSignal }) => {
         const wait = { delay, signal, done: gate<void>() }
@@ -29,5 +29,5 @@ export async function withGatedWaits (t: Test) {
       }
     }
   })
-  return { waits, firstWait: first.promise, screens: { 'examples-streaming': screen(view, { loader }) } }
+  return { waits, firstWait: first.promise, screens: { examplesStreaming: screen(view, { loader }) } }
 }

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { TIME_ZONE_MARKER } from '../../../src/shared/client-hints.js'
-import { build, cacheOutcome, pageData } from '../../helpers/app.js'
+import { TIME_ZONE_MARKER } from '../../../shared/client-hints.js'
+import { build, cacheOutcome, pageData } from '../../../../test/helpers/app.js'
 
 const EXAMPLES_PATH = '/examples'
 const FORM_PATH = '/examples/form'

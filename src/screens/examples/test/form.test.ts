@@ -1,7 +1,7 @@
 import t from 'tap'
-import { FLASH_TOAST_COOKIE } from '../../../src/server/cookies/flash-toast.js'
-import { build, pageData, postForm, setCookie } from '../../helpers/app.js'
-import { renderedHoneypot, withHoneypot } from '../../helpers/forms.js'
+import { FLASH_TOAST_COOKIE } from '../../../server/cookies/flash-toast.js'
+import { build, pageData, postForm, setCookie } from '../../../../test/helpers/app.js'
+import { renderedHoneypot, withHoneypot } from '../../../../test/helpers/forms.js'
 
 const FORM_PATH = '/examples/form'
 

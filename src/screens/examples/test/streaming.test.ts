@@ -1,8 +1,8 @@
 import t from 'tap'
-import { BAD_DELAY, readDelay } from '../../../src/screens/examples/streaming.server.js'
-import { build } from '../../helpers/app.js'
-import { listen } from '../../helpers/server.js'
-import { openStreamed } from '../../helpers/streamed-response.js'
+import { BAD_DELAY, readDelay } from '../streaming.server.js'
+import { build } from '../../../../test/helpers/app.js'
+import { listen } from '../../../../test/helpers/server.js'
+import { openStreamed } from '../../../../test/helpers/streamed-response.js'
 import { withGatedWaits } from './gated-waits.js'
 
 const STREAMING_PATH = '/examples/streaming'

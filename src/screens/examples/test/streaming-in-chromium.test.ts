@@ -1,6 +1,6 @@
 import t from 'tap'
-import { launchBrowser, openPage, waitForHydration } from '../../helpers/browser.js'
-import { listen } from '../../helpers/server.js'
+import { launchBrowser, openPage, waitForHydration } from '../../../../test/helpers/browser.js'
+import { listen } from '../../../../test/helpers/server.js'
 import { withGatedWaits } from './gated-waits.js'
 
 /**

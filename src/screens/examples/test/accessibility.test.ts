@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
-import type { Theme } from '../../../src/shared/theme.js'
-import { assertAccessible } from '../../helpers/axe.js'
-import { launchBrowser, visit, waitForHydration, type WatchedPage } from '../../helpers/browser.js'
-import { listen } from '../../helpers/server.js'
+import type { Theme } from '../../../shared/theme.js'
+import { assertAccessible } from '../../../../test/helpers/axe.js'
+import { launchBrowser, visit, waitForHydration, type WatchedPage } from '../../../../test/helpers/browser.js'
+import { listen } from '../../../../test/helpers/server.js'
 
 /**
  * axe-core in Chromium on every example, hydrated, in both themes (as test/browser/accessibility.test.ts does for the

@@ -1,19 +1,20 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import t from 'tap'
-import { SCREENS } from '../../../src/screens/index.js'
-import { EXAMPLES } from '../../../src/screens/examples/index.js'
-import type { ScreenRegistry } from '../../../src/ui/define-screen.js'
-import { loadScreen, ScreenTableContext } from '../../../src/ui/screen-table.js'
-import { build } from '../../helpers/app.js'
+import * as SCREENS from '../../index.js'
+import * as EXAMPLES from '../index.js'
+import type { ScreenRegistry } from '../../../ui/define-screen.js'
+import { loadScreen, ScreenTableContext } from '../../../ui/screen-table.js'
+import { build } from '../../../../test/helpers/app.js'
+import { projectCopy, runIn, TAP, TSC } from '../../../../test/helpers/project-copy.js'
 
 const EXAMPLES_PATH = '/examples'
 
 /**
  * The list of examples (src/screens/examples/examples.tsx), the home page's link to it, and removing the examples:
- * deleting src/screens/examples/, test/screens/examples/ and the registry's two lines that name them (docs/examples.md).
+ * deleting this folder and the registry's one line that names it (docs/examples.md).
  */
 
 const links = (html: string) => [...html.matchAll(/<a href="([^"]+)"/g)].map(([, href]) => href)
@@ -52,19 +53,22 @@ t.test('removing the examples: the home page links to them only while the regist
   t.same(links(render(withoutExamples)), [], 'without them, no dead link')
 })
 
-/** Where the examples may be named: their own folders, and the registry's one line (with its import). */
-const OWN_FOLDERS = ['src/screens/examples/', 'test/screens/examples/']
+t.test('removing the examples is one step: with this folder and the registry\'s one line deleted, the project type-checks, builds and passes its tests of the shell', async (t) => {
+  t.setTimeout(5 * 60_000)
+  const copy = projectCopy(t)
+  const registryPath = join(copy, 'src/screens/index.ts')
+  const lines = readFileSync(registryPath, 'utf8').split('\n')
+  const naming = lines.filter((line) => line.includes('examples'))
+  t.equal(naming.length, 1, 'one line names them')
+  t.match(naming[0], /^export \* from '\.\/examples\/index\.js'/, 'and takes them in')
+  writeFileSync(registryPath, lines.filter((line) => line !== naming[0]).join('\n'))
+  rmSync(join(copy, 'src/screens/examples'), { recursive: true })
 
-t.test('nothing outside their folders imports the examples, so deleting them breaks nothing', async (t) => {
-  const root = join(import.meta.dirname, '..', '..', '..')
-  const sources = ['src', 'test', 'build'].flatMap((dir) => readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => `${dir}/${file}`))
-    .filter((file) => /\.(ts|tsx|mjs)$/.test(file) && !OWN_FOLDERS.some((folder) => file.startsWith(folder)))
-  const importers = sources.filter((file) => /from '[^']*screens\/examples\/|import\('[^']*screens\/examples\//.test(readFileSync(join(root, file), 'utf8')) ||
-    /from '\.\/examples\//.test(readFileSync(join(root, file), 'utf8')))
-  t.same(importers, ['src/screens/index.ts'], 'only the registry')
-  const registry = readFileSync(join(root, 'src/screens/index.ts'), 'utf8')
-  t.same(registry.split('\n').filter((line) => line.includes('EXAMPLES')), [
-    "import { EXAMPLES } from './examples/index.js'",
-    '  ...EXAMPLES,'
-  ], 'the two lines to delete')
+  const [typed, typeErrors] = runIn(copy, process.execPath, [TSC, '--noEmit'])
+  t.ok(typed, 'the whole project type-checks: nothing else imports them', typeErrors)
+  const [built, buildErrors] = runIn(copy, 'npm', ['run', '--silent', 'build'])
+  t.ok(built, 'it builds', buildErrors)
+  // The tests that read the registry and the build: the screens, the document, the JavaScript budget.
+  const [passed, failures] = runIn(copy, process.execPath, [TAP, '--disable-coverage', 'test/server/screens.test.ts', 'test/server/document.test.ts', 'test/build/size-budget.test.ts'])
+  t.ok(passed, 'and passes the tests of the screens, the document and the size budget', failures)
 })

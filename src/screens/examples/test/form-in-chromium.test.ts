@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { launchBrowser, visit } from '../../helpers/browser.js'
-import { controlValues, fieldMessages } from '../../helpers/contact-form.js'
-import { listen } from '../../helpers/server.js'
+import { launchBrowser, visit } from '../../../../test/helpers/browser.js'
+import { controlValues, fieldMessages } from '../../../../test/helpers/contact-form.js'
+import { listen } from '../../../../test/helpers/server.js'
 
 /**
  * The sign-up example in Chromium, as a person uses it, with JavaScript and without: the same message by each wrong
