@@ -75,6 +75,8 @@ t.test('.dockerignore keeps secrets, history and the host\'s builds out of the b
   for (const prefix of ['.git/', 'node_modules/', 'dist/', 'test/', 'coverage/', '.tap/', '.env']) {
     t.notOk(context.some((file) => file.startsWith(prefix)), `leaves out ${prefix}`)
   }
+  t.notOk(context.some((file) => /^src\/screens\/[^/]+\/test\//.test(file)), 'leaves out the tests a folder of screens keeps beside it')
+  t.ok(context.includes('src/screens/home.tsx'), 'but not the screens')
 })
 
 t.test('the runtime stage, played without Docker: serves, passes its HEALTHCHECK as nobody with a read-only app, and exits 0 on SIGTERM', async (t) => {
