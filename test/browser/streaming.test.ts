@@ -81,6 +81,8 @@ t.test('the weather page in Chromium', async (t) => {
     const { page, problems } = watched
     const navigation = page.goto(`${url}/weather`)
     const first = await visitNumber(1)
+    await page.locator('h1', { hasText: 'Weather in Lisbon' }).waitFor()
+    t.equal(await page.getByText(FALLBACK).count(), 0, 'the page shows down to the forecast while it waits, without the fallback a first visit would keep')
     first.forecast.open({ summary: SUMMARY })
     await navigation
     await page.locator('.forecast', { hasText: SUMMARY }).waitFor()

@@ -74,20 +74,22 @@ for (const encoding of ['br', 'gzip', 'identity']) {
 }
 
 for (const encoding of ['br', 'gzip', 'identity']) {
-  t.test(`${encoding}: a first visit gets its headers and head at once, then the finished body in place, without script to move it`, async (t) => {
+  t.test(`${encoding}: a first visit gets its headers, head and the body up to the pending part at once, then the rest in place, without script to move it`, async (t) => {
     const { forecast, options } = gatedWeather()
     const { url } = await listen(t, options)
     const response = openStreamed(`${url}/weather`, { ...FIRST_VISIT, 'accept-encoding': encoding })
     const { headers } = await response.headers
     t.equal(headers['critical-ch'], undefined, 'no Critical-CH: Chromium does not abandon the request to retry it with its hint')
     t.match(headers['server-timing'], /delivery;desc=held/)
-    const head = await Promise.race([response.waitFor(/<\/head>/), setTimeout(5000, null, { ref: false }).then(() => { throw new Error('no head within 5 s, while the data waits') })])
-    t.match(head, /^<!DOCTYPE html><html lang="en" class="light"[^>]*><head><meta charSet="utf-8"\/>[\s\S]*<title>Weather in Lisbon \| Agent Stack<\/title>[\s\S]*<link rel="stylesheet" href="\/assets\/styles-[\w-]+\.css"\/>[\s\S]*<\/head>$/,
+    const start = await Promise.race([response.waitFor(/<h1>Weather in Lisbon<\/h1>/), setTimeout(5000, null, { ref: false }).then(() => { throw new Error('no page start within 5 s, while the data waits') })])
+    t.match(start, /^<!DOCTYPE html><html lang="en" class="light"[^>]*><head><meta charSet="utf-8"\/>[\s\S]*<title>Weather in Lisbon \| Agent Stack<\/title>[\s\S]*<link rel="stylesheet" href="\/assets\/styles-[\w-]+\.css"\/>[\s\S]*<\/head><body>/,
       'the doctype, <html> and the whole head, with its title and stylesheet, before the data')
-    t.notMatch(head, /<body/, 'and no body yet')
+    t.match(start, /<main><h1>Weather in Lisbon<\/h1>$/, 'then the body, up to the part that waits')
+    await setTimeout(100)
+    t.notMatch(response.text, /Loading the forecast/, 'and not its fallback, which a browser without scripts would keep')
     forecast.open({ summary: 'Sunny, 21 °C' })
     const whole = await response.ended
-    t.ok(whole.startsWith(head), 'the body follows the head sent')
+    t.ok(whole.startsWith(start), 'the rest follows what was sent')
     t.equal(whole.match(/<head>/g)?.length, 1, 'one head')
     t.equal(whole.match(/<\/head><body>/g)?.length, 1, 'then the body')
     t.match(whole, /<main><h1>Weather in Lisbon<\/h1><!--\$--><p class="forecast">Sunny, 21 °C<\/p><!--\/\$--><\/main>/, 'the forecast in place')
@@ -95,6 +97,26 @@ for (const encoding of ['br', 'gzip', 'identity']) {
     t.same(deferredOutcomes(whole), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'and its value, for a browser that does run scripts')
   })
 }
+
+t.test('a held page whose start renders differently the second time (an impure component) still arrives whole, and the server says why', async (t) => {
+  const forecast = gate<Forecast>()
+  let renders = 0
+  const impure = defineScreen<WeatherData>({
+    path: '/weather',
+    component: ({ data }) => createElement('main', null,
+      createElement('p', null, `Render ${++renders}`),
+      createElement(Await<Forecast>, { resolve: data.forecast, fallback: 'Loading the forecast…', error: (message: string) => message, children: (value: Forecast) => createElement('p', { className: 'forecast' }, value.summary) }))
+  })
+  const { app, logs } = await build(t, { ...withWeather(defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: forecast.promise })), impure), allowErrorLogs: true })
+  const response = app.inject({ url: '/weather', headers: FIRST_VISIT })
+  await setTimeout(50)
+  forecast.open({ summary: 'Sunny, 21 °C' })
+  const { statusCode, body } = await response
+  t.equal(statusCode, 200)
+  t.match(body, /<\/head><body>[\s\S]*<main><p>Render \d<\/p><body><header class="site-header">[\s\S]*<main><p>Render \d<\/p><!--\$--><p class="forecast">Sunny, 21 °C<\/p><!--\/\$--><\/main>/,
+    'the start sent, then the whole body as the other render made it: nothing is lost')
+  t.match(logs.filter((entry) => entry.level >= 50).map((entry) => entry.msg), [/rendered differently the second time/], 'logged as an error')
+})
 
 t.test('a bot gets the whole document in one piece', async (t) => {
   const { forecast, options } = gatedWeather()

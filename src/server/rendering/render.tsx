@@ -19,8 +19,6 @@ import type { Capture } from './render-cache.js'
 export type Delivery = 'whole' | 'held' | 'streamed'
 
 export interface RenderOptions {
-  /** The same document whose screen renders nothing: a held document's first bytes, before its body is ready. */
-  head: () => ReactNode
   status: number
   delivery: Delivery
   /** Past it, pending deferred parts show as failed and React leaves the rest to the browser. */
@@ -95,36 +93,59 @@ class WholeDocument {
 
 const HEAD_END = '</head>'
 
-/** A held document's first bytes: its doctype, `<html>` and whole `<head>`, from a tree whose screen renders nothing. */
-export function renderHead (headOnly: ReactNode): string {
-  const html = renderToString(headOnly)
-  return '<!DOCTYPE html>' + html.slice(0, html.indexOf(HEAD_END) + HEAD_END.length)
+/**
+ * A held document's first bytes: its doctype, `<html>`, `<head>` and its body up to the first part still pending,
+ * which the string renderer leaves for the browser (and which is cut off with all after it). The streaming renderer
+ * writes the same markup before that part; null when the page fails to render this way, so it waits whole.
+ */
+export function renderHeldStart (element: ReactNode): string | null {
+  let html: string
+  try {
+    html = '<!DOCTYPE html>' + renderToString(element)
+  } catch {
+    return null
+  }
+  const headEnd = html.indexOf(HEAD_END)
+  if (headEnd === -1) return null
+  const pending = html.indexOf(CLIENT_RENDERED_BOUNDARY, headEnd)
+  return html.slice(0, pending === -1 ? headEnd + HEAD_END.length : pending)
 }
 
 /**
  * React's destination for a document that waits: HTML to the sink (compressed there) and to the render cache's
  * capture, flushed each time React has written (React calls flush()), and the deferred parts' scripts between.
- * Given the head already sent, it drops React's own up to its `</head>`, and the capture gets the one sent.
+ * Given a held document's first bytes, already sent, it drops what React writes of them: its own head (which may
+ * differ), up to its `</head>`, then the same body start. A body start that differs (a component that does not
+ * render the same twice) is reported, and React's whole body follows it, so that nothing is lost.
  */
 class DocumentWriter {
   #started = false
   #ended = false
   readonly #queued: string[] = []
-  /** What React has written of its head so far, while the head sent stands in for it. */
-  #head: Buffer | null = null
-  constructor (private readonly sink: DocumentSink, private readonly capture: Capture, sentHead: string | null) {
-    if (sentHead === null) return
-    this.#head = Buffer.alloc(0)
-    capture.piece(sentHead)
+  /** What React has written of the bytes already sent, while those stand in for it. */
+  #replaced: Buffer | null = null
+  readonly #sentBody: Buffer = Buffer.alloc(0)
+  constructor (private readonly sink: DocumentSink, private readonly capture: Capture, sent: string | null, private readonly onBodyMismatch: () => void) {
+    if (sent === null) return
+    this.#replaced = Buffer.alloc(0)
+    this.#sentBody = Buffer.from(sent.slice(sent.indexOf(HEAD_END) + HEAD_END.length))
+    capture.piece(sent)
   }
 
   write (chunk: Uint8Array | string): boolean {
-    if (this.#head !== null) {
-      this.#head = Buffer.concat([this.#head, typeof chunk === 'string' ? Buffer.from(chunk) : chunk])
-      const end = this.#head.indexOf(HEAD_END)
-      if (end === -1) return true
-      chunk = this.#head.subarray(end + HEAD_END.length)
-      this.#head = null
+    if (this.#replaced !== null) {
+      const replaced = this.#replaced = Buffer.concat([this.#replaced, typeof chunk === 'string' ? Buffer.from(chunk) : chunk])
+      const headEnd = replaced.indexOf(HEAD_END)
+      if (headEnd === -1) return true
+      const body = replaced.subarray(headEnd + HEAD_END.length)
+      if (body.length < this.#sentBody.length && this.#sentBody.subarray(0, body.length).equals(body)) return true
+      this.#replaced = null
+      if (body.subarray(0, this.#sentBody.length).equals(this.#sentBody)) {
+        chunk = body.subarray(this.#sentBody.length)
+      } else {
+        this.onBodyMismatch()
+        chunk = body
+      }
       if (chunk.length === 0) return true
     }
     this.capture.piece(chunk)
@@ -186,8 +207,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let writer: DocumentWriter | null = null
-  /** A held document's sink and the head it was sent, from its headers until React writes the body into it. */
-  let held: { sink: DocumentSink, head: string } | null = null
+  /** A held document's sink and the first bytes it was sent, from its headers until React writes the rest into it. */
+  let held: { sink: DocumentSink, start: string | null } | null = null
   /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
   const early: string[] = []
 
@@ -206,7 +227,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     onAllReady () {
       allReady = true
       if (!sent) sendWhole()
-      else if (writer === null && held !== null) pipeInto(held.sink, held.head)
+      else if (writer === null && held !== null) pipeInto(held.sink, held.start)
     },
     onShellError (error) {
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
@@ -284,16 +305,20 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     addVary(reply, 'Accept-Encoding')
     reply.send(sink.body)
     if (options.delivery === 'streamed') return pipeInto(sink, null)
-    // A held body is written whole when it is ready, so that it is complete without scripts; its head is the
-    // same document's, rendered with a screen that renders nothing (docs/decisions/streaming-to-script-runners.md).
-    held = { sink, head: renderHead(options.head()) }
-    sink.input.write(held.head)
+    // A held body is written when it is ready, each part in place, so that it is complete without scripts; what
+    // comes before its first pending part goes now (docs/decisions/streaming-to-script-runners.md).
+    held = { sink, start: renderHeldStart(element) }
+    if (held.start === null) return
+    sink.input.write(held.start)
     sink.flush()
     reply.documentHeadSent()
   }
 
-  function pipeInto (sink: DocumentSink, sentHead: string | null) {
-    const destination = writer = new DocumentWriter(sink, capture, sentHead)
+  function pipeInto (sink: DocumentSink, sent: string | null) {
+    const destination = writer = new DocumentWriter(sink, capture, sent, () => {
+      capture.spoil()
+      request.log.error('a held document rendered differently the second time: its body was sent again in full; a component reads something besides its data (the clock, a random number)')
+    })
     for (const html of early.splice(0)) destination.script(html)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()

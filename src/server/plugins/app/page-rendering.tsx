@@ -3,8 +3,7 @@ import fp from 'fastify-plugin'
 import type { PageData, PageState, RequestInfo } from '../../../shared/page-data.js'
 import { hintCheckScriptFor } from '../../../shared/hint-check-script.js'
 import { DocumentRoot } from '../../../ui/document-root.js'
-import { SYSTEM_SCREENS, type ScreenRegistry } from '../../../ui/define-screen.js'
-import { loadScreen } from '../../../ui/screen-table.js'
+import { SYSTEM_SCREENS } from '../../../ui/define-screen.js'
 import { serializeForScript } from '../../../shared/serialize.js'
 import { speculationRules } from '../../../shared/speculation-rules.js'
 import { pageAssets, type AssetManifest } from '../../rendering/assets.js'
@@ -62,9 +61,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   const noParts: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
   // Where the screens' forms post: links there are never prerendered or prefetched.
   const rules = serializeForScript(speculationRules(screens.forms.map((form) => form.path)))
-  const headScreens = await withoutBodies(screens)
-  const element = (data: PageData, nonce: string, parts = noParts, registry = screens.registry) =>
-    <DocumentRoot data={data} nonce={nonce} screens={registry} hintScript={hintCheckScriptFor} speculationRules={rules} deferredParts={parts} />
+  const element = (data: PageData, nonce: string, parts = noParts) =>
+    <DocumentRoot data={data} nonce={nonce} screens={screens.registry} hintScript={hintCheckScriptFor} speculationRules={rules} deferredParts={parts} />
   const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
   const documentScript = devScript(null)
 
@@ -98,7 +96,6 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const signal = () => requestSignal(reply)
     const encoding = negotiateEncoding(request)
     const attempt = (state: PageData, script: string, onShellFailed: RenderOptions['onShellFailed']) => sendDocument(request, reply, element(state, nonce, state === data ? deferred?.parts : undefined), state, {
-      head: () => element(state, nonce, undefined, headScreens),
       status: state.page.status,
       delivery,
       timeLimitMs: env.STREAM_TIME_LIMIT_MS,
@@ -150,16 +147,3 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     else render(reply, data, nonce, script, key !== null && visitor && cache.admits(key) ? cache.capture(key, fillings) : passThrough(), deferred)
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })
-
-const RendersNothing = () => null
-
-/**
- * The screens as a held document's head is rendered from, before its data (src/server/rendering/render.tsx): each
- * with its path and meta, so the head is the page's own, and a component that renders nothing. Loaded here, once,
- * so that rendering never waits for them.
- */
-async function withoutBodies (screens: LoadedScreens): Promise<ScreenRegistry> {
-  const registry: ScreenRegistry = Object.fromEntries(screens.screens.map(({ id, view }) => [id, { view: () => Promise.resolve({ default: { ...view, component: RendersNothing } }) }]))
-  await Promise.all(Object.values(registry).map(loadScreen))
-  return registry
-}
