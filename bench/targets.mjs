@@ -15,7 +15,9 @@ export const TARGETS = {
   /** Median of ten starts, from spawn to the first 200 from the readiness probe. */
   startupMs: 250,
   /** gzip as served: the shell (package.json's config.initialJavaScriptBudgetKiB, which the size test enforces) and the shell with the heaviest page. */
-  javascript: { shellKiB: 70, withHeaviestPageKiB: 72 }
+  javascript: { shellKiB: 70, withHeaviestPageKiB: 72 },
+  /** Lighthouse's score in each of its categories, for every page, mobile and desktop (npm run lighthouse). */
+  lighthouseScore: 100
 }
 
 export function median (values) {
@@ -162,4 +164,25 @@ export function javascriptStatus ({ shellKiB, withHeaviestPageKiB }, budgets) {
 export function runVerdict (ceilingChecks, statuses) {
   if (ceilingChecks.some((check) => !check.valid)) return 'void'
   return statuses.every((status) => status === 'met') ? 'met' : 'missed'
+}
+
+/**
+ * The site's pages as a visitor reaches them from `html` (a page at `from`): the same-origin links it holds, as
+ * paths, without a query or fragment, never a resource (`/resources/…`, an action or an endpoint) or an asset.
+ */
+export function linkedPages (html, from) {
+  const pages = new Set()
+  for (const [, href] of html.matchAll(/<a [^>]*href="([^"]+)"/g)) {
+    const url = new URL(href.replaceAll('&amp;', '&'), from)
+    if (url.origin !== new URL(from).origin || /^\/(resources|assets)\//.test(url.pathname) || /\.[a-z0-9]+$/i.test(url.pathname)) continue
+    pages.add(url.pathname)
+  }
+  return [...pages]
+}
+
+/** Each Lighthouse report's categories below `target` ({ page, formFactor, category, score }); none means met. */
+export function lighthouseShortfalls (reports, target) {
+  return reports.flatMap(({ page, formFactor, scores }) => Object.entries(scores)
+    .filter(([, score]) => score < target)
+    .map(([category, score]) => ({ page, formFactor, category, score })))
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { CEILING_SHARE_OF_BARE, ceilingCheck, combineTallies, generatorBound, hitRatio, javascriptStatus, median, memoryFlat, pairedCost, pairedRatio, percentile, runVerdict, startupStatus, streamCostStatus, TARGETS, targetStatus, timeToHeadStatus, totalTally } from '../../bench/targets.mjs'
+import { CEILING_SHARE_OF_BARE, ceilingCheck, combineTallies, generatorBound, hitRatio, javascriptStatus, lighthouseShortfalls, linkedPages, median, memoryFlat, pairedCost, pairedRatio, percentile, runVerdict, startupStatus, streamCostStatus, TARGETS, targetStatus, timeToHeadStatus, totalTally } from '../../bench/targets.mjs'
 
 const clean = { errors: 0, badStatus: 0 }
 
@@ -141,4 +141,19 @@ t.test('a run is void when a ceiling check failed, whatever its figures; else me
   t.equal(runVerdict([valid], ['met', 'unproven']), 'missed', 'an unproven ratio is not a met one')
   t.equal(runVerdict([valid, { valid: false }], ['met', 'met']), 'void', 'figures against no real ceiling prove nothing')
   t.equal(runVerdict([], ['met']), 'met', 'a run that measured no route (BENCH_ONLY) has no ceiling to check')
+})
+
+t.test('npm run lighthouse audits the pages a visitor reaches by links: same-origin paths, never a resource or an asset', async (t) => {
+  const html = '<a href="/examples">x</a><a href="/examples/streaming?delay=5000&amp;fail=1">x</a><a href="form#top">x</a>' +
+    '<a href="https://example.com/elsewhere">x</a><a href="/resources/theme-switch">x</a><a href="/assets/entry-1.js">x</a><a href="/favicon.svg">x</a><a class="x" href="/">x</a>'
+  t.same(linkedPages(html, 'http://127.0.0.1:3000/examples/'), ['/examples', '/examples/streaming', '/examples/form', '/'])
+})
+
+t.test('a Lighthouse category under the target is named with its page and form factor', async (t) => {
+  const reports = [
+    { page: '/', formFactor: 'mobile', scores: { performance: 100, seo: 100 } },
+    { page: '/examples', formFactor: 'mobile', scores: { performance: 99, seo: 100 } }
+  ]
+  t.same(lighthouseShortfalls(reports, 100), [{ page: '/examples', formFactor: 'mobile', category: 'performance', score: 99 }])
+  t.same(lighthouseShortfalls(reports.slice(0, 1), 100), [], 'none: met')
 })
