@@ -7,9 +7,9 @@ export const REGISTRY = 'src/screens/index.ts'
 const ASKED = Symbol('asked by screen-modules')
 
 /**
- * Runs the registry (one export per screen) with every `import()` answering the file it resolves to, so each screen's view is
- * found by the module its import names, not by a file-name rule. The registry imports only the kit's types and
- * identity functions, so running it does nothing else.
+ * Runs the registry (one export per screen) with every `import()` answering the file it resolves to, so each
+ * screen's view is found by the module its import names, not by a file-name rule. The registry imports nothing but
+ * its groups of lines (`export * from`), so running it does nothing else.
  * @returns {Promise<Record<string, string>>} the view's source path (as esbuild's metafile names it) by screen id
  */
 export async function screenModules (registry = REGISTRY) {

@@ -91,4 +91,22 @@ t.test('the weather page in Chromium', async (t) => {
     t.notOk(first.signal.aborted, 'and its loader was never told to stop')
     t.same(problems, [])
   })
+
+  await t.test('a visitor who reloads while the forecast waits: the abandoned request\'s loader is told to stop, and the new one shows the forecast after one wait', async (t) => {
+    const { url, visits, visitNumber } = await weatherApp(t)
+    const watched = await openPage(browser, { userAgent, timezoneId: 'Europe/Lisbon' })
+    const { page, problems } = watched
+    page.goto(`${url}/weather`).catch(() => {})
+    const first = await visitNumber(1)
+    await page.locator('h1', { hasText: 'Weather in Lisbon' }).waitFor()
+    const reload = page.reload()
+    const second = await visitNumber(2)
+    await new Promise((resolve) => first.signal.aborted ? resolve(null) : first.signal.addEventListener('abort', resolve))
+    t.equal(first.signal.reason?.name, 'ClientGoneError', 'the abandoned request\'s loader was told why it stops')
+    second.forecast.open({ summary: SUMMARY })
+    await reload
+    await page.locator('.forecast', { hasText: SUMMARY }).waitFor()
+    t.equal(visits.length, 2, 'two requests, the second one\'s forecast waited for once')
+    t.same(problems, [])
+  })
 })
