@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, posix, relative } from 'node:path'
@@ -165,9 +165,16 @@ t.test('the runtime stage, played without Docker: serves, passes its HEALTHCHECK
   const pidNamespace = spawnSync('unshare', ['--pid', '--fork', 'true']).status === 0
   if (!pidNamespace) t.comment('PID namespaces refused: node runs without being PID 1')
   const asPid1 = pidNamespace ? ['unshare', '--pid', '--fork', '--kill-child'] : []
+  // The base image's Node, on its PATH: this test's own (Node 24), in a folder nobody can reach, wherever the
+  // project is checked out (npm's node_modules/.bin may sit in a folder only its owner can open).
+  const baseBin = join(root, 'base', 'bin')
+  mkdirSync(baseBin, { recursive: true })
+  copyFileSync(process.execPath, join(baseBin, 'node'))
+  chmodSync(join(baseBin, 'node'), 0o755)
+  const path = `${baseBin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`
   /** `argv` as the image runs it: in its network namespace, as its user, with exactly its environment (the test runner's hooks stay out). */
   const inImage = (argv: string[], pid1 = false) => {
-    const contained = [...(pid1 ? asPid1 : []), ...asUser, 'env', '-i', ...Object.entries({ PATH: process.env.PATH ?? '', ...env }).map(([name, value]) => `${name}=${value}`), ...argv]
+    const contained = [...(pid1 ? asPid1 : []), ...asUser, 'env', '-i', ...Object.entries({ PATH: path, ...env }).map(([name, value]) => `${name}=${value}`), ...argv]
     return host ? host.command(contained) : contained
   }
   const runInImage = (argv: string[]) => {

@@ -30,6 +30,8 @@ export interface Frame {
 export interface ThemeRecord {
   /** The root's theme at every animation frame, from the first one (before the first paint) until hydration has settled. */
   frames: Frame[]
+  /** Set once the frames stop: five after hydration. */
+  settled?: boolean
   violations: string[]
   /** CSS transitions that started, as `property on tag.class`. */
   transitions: string[]
@@ -82,6 +84,7 @@ const RECORDER = `(() => {
       if (sampled.hydrated) settled++
     }
     if (settled < 5 && record.frames.length < 1000) requestAnimationFrame(sample)
+    else record.settled = true
   }
   requestAnimationFrame(sample)
 })()`
@@ -100,6 +103,9 @@ export async function openThemePage (browser: Browser, options: BrowserContextOp
 }
 
 export async function themeRecord (page: Page): Promise<ThemeRecord> {
+  // A page that has hydrated is sampled for a few frames more: read before those, a page that hydrated within its
+  // first frame would show one.
+  await page.waitForFunction(() => !window.__theme || window.__theme.settled || document.documentElement.dataset.hydrated !== 'true')
   const record = await page.evaluate(() => window.__theme)
   if (!record) throw new Error('the theme recorder did not run (JavaScript off?)')
   return record
