@@ -66,9 +66,11 @@ export class FormSchema<S extends TObject> {
     const candidate: Record<string, unknown> = Object.create(null)
     for (const name of Object.keys(body)) {
       if (ignore.has(name)) continue
-      if (OBJECT_NAMES.has(name) && !this.#fields.has(name)) return { ok: false, errors: {}, message: UNEXPECTED_FIELDS }
       const value = fromForm ? this.#fromForm(name, body[name]) : body[name]
-      if (value !== undefined) candidate[name] = value
+      // An empty box of a form is no answer, whatever its name, this one's too.
+      if (value === undefined) continue
+      if (OBJECT_NAMES.has(name) && !this.#fields.has(name)) return { ok: false, errors: {}, message: UNEXPECTED_FIELDS }
+      candidate[name] = value
     }
     if (this.#check.Check(candidate)) return { ok: true, value: candidate as Static<S> }
 

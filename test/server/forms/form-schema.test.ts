@@ -54,6 +54,10 @@ t.test('fields in `ignore` (the honeypot\'s) are not answers; other unknown fiel
   Object.defineProperty(poisoned, '__proto__', { value: ['a', 'b'], enumerable: true })
   t.same(survey.read(poisoned, { fromForm: true, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS })
   t.same(survey.read({ name: 'Ada', extra: '' }, { fromForm: true, ignore }), { ok: true, value: { name: 'Ada' } }, 'an empty box of a form is no answer, whatever its name')
+  const emptyProto = Object.assign(Object.create(null), { name: 'Ada' })
+  Object.defineProperty(emptyProto, '__proto__', { value: '', enumerable: true })
+  t.same(survey.read(emptyProto, { fromForm: true, ignore }), { ok: true, value: { name: 'Ada' } }, 'an empty one named __proto__ too, as the form fuzz test found')
+  t.same(survey.read(emptyProto, { fromForm: false, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS }, 'but in JSON an empty string is an answer, and that name is refused')
 })
 
 t.test('a rule over several fields, which no single field breaks, is said of the form', async (t) => {
