@@ -55,8 +55,11 @@ export function deferredScript (key: string, outcome: DeferredOutcome): string {
   return `(self.${DEFERRED_GLOBAL}=self.${DEFERRED_GLOBAL}||[]).push(${serializeForScript([key, outcome])})`
 }
 
-/** A promise as React's use() reads it: once its status is set, rendering does not wait. */
-export type Tracked<Value> = Promise<Value> & { status?: 'fulfilled' | 'rejected', value?: Value, reason?: unknown }
+/**
+ * A promise as React's use() reads it: once its status is set, rendering does not wait. React marks one it finds
+ * unsettled `pending` and waits for it.
+ */
+export type Tracked<Value> = Promise<Value> & { status?: 'pending' | 'fulfilled' | 'rejected', value?: Value, reason?: unknown }
 
 const OUTCOMES = new WeakMap<PromiseLike<unknown>, Promise<DeferredOutcome>>()
 

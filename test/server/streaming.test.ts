@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs'
+import type { Server } from 'node:http'
+import type { Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import t from 'tap'
@@ -70,6 +72,32 @@ for (const encoding of ['br', 'gzip', 'identity']) {
     t.same(deferredOutcomes(whole), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'with its value for hydration')
     t.same(pageData(whole).page, { id: 'weather', status: 200, data: { city: 'Lisbon' }, deferred: ['forecast'] }, 'the page data names the deferred part')
     t.equal(loads(), 1, 'the loader ran once')
+  })
+}
+
+/** How many writes the server's sockets have made so far: each one wakes the client, and costs the server a send. */
+function socketWrites (server: Server): () => number {
+  let writes = 0
+  server.on('connection', (socket: Socket) => {
+    const { _write: write, _writev: writev } = socket
+    socket._write = (...args) => { writes++; write.apply(socket, args) }
+    if (writev) socket._writev = (...args) => { writes++; writev.apply(socket, args) }
+  })
+  return () => writes
+}
+
+for (const encoding of ['br', 'identity']) {
+  t.test(`${encoding}: a streamed document leaves in two writes: the shell, then the part with its script and the response's end`, async (t) => {
+    const { forecast, options } = gatedWeather()
+    const { app, url } = await listen(t, options)
+    const writes = socketWrites(app.server)
+    const response = openStreamed(`${url}/weather`, { ...RUNS_SCRIPTS, 'accept-encoding': encoding })
+    await response.waitFor(HEAD_AND_FALLBACK)
+    t.equal(writes(), 1, 'the headers and the shell')
+    forecast.open({ summary: 'Sunny, 21 °C' })
+    const whole = await response.ended
+    t.equal(writes(), 2, 'then the rest')
+    t.match(whole, /<script nonce="[\w-]+">\(self\.__DEFERRED__[^<]*<\/script><div hidden id="S:0"><p class="forecast">/, 'the part\'s script just before the part')
   })
 }
 

@@ -1,8 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../../shared/deferred.js'
 
-/** `script`: the body of the inline script that hands the outcome to the browser. */
-type Listener = (key: string, script: string) => void
+/**
+ * `script`: the body of the inline script that hands the outcome to the browser. `awaited`: a boundary was waiting for
+ * the part, so React renders it again and writes it.
+ */
+type Listener = (key: string, script: string, awaited: boolean) => void
 
 /**
  * The deferred parts of one request's loader data. Each settles once: with its value, with its failure (logged here,
@@ -12,7 +15,7 @@ export class DeferredParts {
   /** What the page reads, by key: the loader's own promises. */
   readonly parts: ReadonlyMap<string, PromiseLike<unknown>>
   readonly #expire: Array<() => void> = []
-  readonly #settled: Array<[string, string]> = []
+  readonly #settled: Array<[string, string, boolean]> = []
   #listener: Listener | null = null
   #pending: number
 
@@ -37,10 +40,11 @@ export class DeferredParts {
           settled = { ok: false, message: DEFERRED_FAILED }
           script = deferredScript(key, settled)
         }
+        const awaited = outcome.status === 'pending'
         Object.assign(outcome, { status: 'fulfilled', value: settled })
         resolve(settled)
-        this.#settled.push([key, script])
-        this.#listener?.(key, script)
+        this.#settled.push([key, script, awaited])
+        this.#listener?.(key, script, awaited)
       }
       part.then((value) => settle({ ok: true, value }), (error: unknown) => {
         // A part that failed because its client left (its loader saw the signal) is nobody's error.
@@ -63,7 +67,7 @@ export class DeferredParts {
   /** Hears every settled part, those settled before it was set first. */
   listen (listener: Listener): void {
     this.#listener = listener
-    for (const [key, script] of this.#settled) listener(key, script)
+    for (const [key, script, awaited] of this.#settled) listener(key, script, awaited)
   }
 
   /** Past the time limit: the parts still pending show as failed, in words for the visitor. */

@@ -117,15 +117,30 @@ export function renderHeldStart (element: ReactNode): string | null {
  * Given a held document's first bytes, already sent, it drops what React writes of them: its own head (which may
  * differ), up to its `</head>`, then the same body start. A body start that differs (a component that does not
  * render the same twice) is reported, and React's whole body follows it, so that nothing is lost.
+ *
+ * Each socket write costs a wakeup on both ends, so a streamed document leaves in as few as it can: the script of a
+ * part a boundary waits for goes with the pass that reveals it, and React's last pass with the response's end.
  */
 class DocumentWriter {
   #started = false
   #ended = false
+  /** React's last pass ended with flush(): its next write starts a pass, where a script may go between. */
+  #betweenPasses = true
   readonly #queued: string[] = []
   /** What React has written of the bytes already sent, while those stand in for it. */
   #replaced: Buffer | null = null
   readonly #sentBody: Buffer = Buffer.alloc(0)
-  constructor (private readonly sink: DocumentSink, private readonly capture: Capture, sent: string | null, private readonly onBodyMismatch: () => void) {
+  constructor (
+    private readonly sink: DocumentSink,
+    private readonly capture: Capture,
+    sent: string | null,
+    private readonly onBodyMismatch: () => void,
+    /**
+     * Holds the connection's writes until the response ends, whose `end()` releases them all in one. The socket, not
+     * the response: a corked response sends its end before the chunks it holds back (Node 24).
+     */
+    private readonly holdUntilEnd: () => void
+  ) {
     if (sent === null) return
     this.#replaced = Buffer.alloc(0)
     this.#sentBody = Buffer.from(sent.slice(sent.indexOf(HEAD_END) + HEAD_END.length))
@@ -133,6 +148,14 @@ class DocumentWriter {
   }
 
   write (chunk: Uint8Array | string): boolean {
+    if (this.#betweenPasses) {
+      this.#betweenPasses = false
+      if (this.#started) this.#writeQueued()
+    }
+    return this.#write(chunk)
+  }
+
+  #write (chunk: Uint8Array | string): boolean {
     if (this.#replaced !== null) {
       const replaced = this.#replaced = Buffer.concat([this.#replaced, typeof chunk === 'string' ? Buffer.from(chunk) : chunk])
       const headEnd = replaced.indexOf(HEAD_END)
@@ -152,31 +175,40 @@ class DocumentWriter {
     return this.sink.input.write(chunk)
   }
 
+  #writeQueued (): void {
+    for (const html of this.#queued.splice(0)) this.#write(html)
+  }
+
   flush (): void {
+    this.#betweenPasses = true
     this.sink.flush()
   }
 
-  /** A part's script, between React's writes: never inside the shell, so those settled before it wait for it. */
-  script (html: string): void {
+  /**
+   * A part's script, between React's passes, never inside one (its writes split tags). The script of a part a
+   * boundary waited for goes with React's next pass, which reveals the part: one write for both.
+   */
+  script (html: string, withNextPass: boolean): void {
     if (this.#ended) return
-    if (!this.#started) {
+    if (!this.#started || withNextPass) {
       this.#queued.push(html)
       return
     }
-    this.write(html)
+    this.#write(html)
     this.flush()
   }
 
-  /** React has written what it had (the shell, or the whole document). */
+  /** React has written what it had (the shell, or the whole document): scripts of parts settled by then follow it. */
   start (): void {
     this.#started = true
-    for (const html of this.#queued.splice(0)) this.script(html)
+    this.#writeQueued()
   }
 
   end (): void {
     this.#ended = true
-    for (const html of this.#queued.splice(0)) this.write(html)
+    this.#writeQueued()
     this.capture.end()
+    this.holdUntilEnd()
     this.sink.input.end()
   }
 
@@ -212,9 +244,9 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
   const early: string[] = []
 
-  deferred?.listen((_key, script) => {
+  deferred?.listen((_key, script, awaited) => {
     const html = `<script nonce="${options.nonce}">${script}</script>`
-    if (writer) writer.script(html)
+    if (writer) writer.script(html, awaited)
     else early.push(html)
   })
 
@@ -318,8 +350,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const destination = writer = new DocumentWriter(sink, capture, sent, () => {
       capture.spoil()
       request.log.error('a held document rendered differently the second time: its body was sent again in full; a component reads something besides its data (the clock, a random number)')
-    })
-    for (const html of early.splice(0)) destination.script(html)
+    }, () => reply.raw.socket?.cork())
+    for (const html of early.splice(0)) destination.script(html, false)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()
     reply.documentHeadSent()
