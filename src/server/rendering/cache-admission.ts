@@ -24,33 +24,31 @@ export class FrequencySketch {
     this.#sampleSize = width * SAMPLE_FACTOR
   }
 
-  /** Counts one request for `key`; returns its estimated count, this one included. */
-  add (key: string): number {
-    const slots = this.#slots(key)
-    const estimate = this.#estimate(slots)
+  /** Counts one request for the key whose `hashKey` is `hash`; returns its estimated count, this one included. */
+  add (hash: number): number {
+    const estimate = this.frequency(hash)
     // Conservative update: only the counters at the minimum grow, which keeps collisions from inflating counts.
-    if (estimate < MAX_COUNT) for (const slot of slots) if (this.#counters[slot] === estimate) this.#counters[slot]++
+    if (estimate < MAX_COUNT) {
+      for (let row = 0; row < DEPTH; row++) {
+        const slot = this.#slot(hash, row)
+        if (this.#counters[slot] === estimate) this.#counters[slot]++
+      }
+    }
     if (++this.#additions >= this.#sampleSize) this.#halve()
     return Math.min(estimate + 1, MAX_COUNT)
   }
 
-  frequency (key: string): number {
-    return this.#estimate(this.#slots(key))
-  }
-
-  #estimate (slots: number[]): number {
+  frequency (hash: number): number {
     let min = MAX_COUNT
-    for (const slot of slots) min = Math.min(min, this.#counters[slot]!)
+    for (let row = 0; row < DEPTH; row++) min = Math.min(min, this.#counters[this.#slot(hash, row)]!)
     return min
   }
 
-  /** One counter per row, from two halves of the key's hash (double hashing). */
-  #slots (key: string): number[] {
-    const hash = hashKey(key)
+  /** The key's counter in `row`, from two halves of its hash (double hashing). */
+  #slot (hash: number, row: number): number {
     const low = hash >>> 0
     const high = Math.floor(hash / 4294967296) | 1
-    const width = this.#mask + 1
-    return Array.from({ length: DEPTH }, (_, row) => row * width + ((low + Math.imul(row, high)) & this.#mask))
+    return row * (this.#mask + 1) + ((low + Math.imul(row, high)) & this.#mask)
   }
 
   #halve (): void {
@@ -59,7 +57,7 @@ export class FrequencySketch {
   }
 }
 
-/** A 53-bit string hash (cyrb53: two multiplicative 32-bit lanes), fast enough to run on every miss. */
+/** A 53-bit string hash (cyrb53: two multiplicative 32-bit lanes), taken once per key: a cached entry keeps its own. */
 export function hashKey (key: string): number {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57

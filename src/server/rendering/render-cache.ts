@@ -1,5 +1,5 @@
 import type { PageData } from '../../shared/page-data.js'
-import { FrequencySketch } from './cache-admission.js'
+import { FrequencySketch, hashKey } from './cache-admission.js'
 
 // Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are
 // cut out as slots. Only a document asked for twice is kept, so one-off pages never push out the popular ones.
@@ -12,16 +12,24 @@ export interface Fillings {
 type Slot = keyof Fillings
 
 export interface Template {
-  /** Literal text around the slots: parts.length === slots.length + 1. */
-  parts: string[]
+  /** Literal bytes around the slots, ready to send: parts.length === slots.length + 1. */
+  parts: Buffer[]
   slots: Slot[]
+  /** The document's length in characters, its slots left out: what it weighs in the cache. */
+  chars: number
 }
 
 export function toTemplate (html: string, fillings: Fillings): Template {
-  const parts: string[] = []
+  const parts: Buffer[] = []
   const slots: Slot[] = []
   const names = Object.keys(fillings) as Slot[]
+  let chars = 0
   let position = 0
+  const literal = (end?: number) => {
+    const part = html.slice(position, end)
+    chars += part.length
+    parts.push(Buffer.from(part))
+  }
   for (;;) {
     let next = -1
     let slot: Slot | undefined
@@ -33,18 +41,20 @@ export function toTemplate (html: string, fillings: Fillings): Template {
       }
     }
     if (slot === undefined) break
-    parts.push(html.slice(position, next))
+    literal(next)
     slots.push(slot)
     position = next + fillings[slot].length
   }
-  parts.push(html.slice(position))
-  return { parts, slots }
+  literal()
+  return { parts, slots, chars }
 }
 
-export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): string {
-  let html = parts[0] ?? ''
-  for (let index = 0; index < slots.length; index++) html += fillings[slots[index] as Slot] + parts[index + 1]
-  return html
+// Bytes, not a string: a string joined from parts is copied whole to be measured for Content-Length, then again to
+// be encoded for the socket (docs/performance.md).
+export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): Buffer {
+  const pieces: Buffer[] = [parts[0]!]
+  for (let index = 0; index < slots.length; index++) pieces.push(Buffer.from(fillings[slots[index]!]), parts[index + 1]!)
+  return Buffer.concat(pieces)
 }
 
 // Null renders every time: a toast shows once, a refused form holds one visitor's answers, and data carrying a
@@ -84,7 +94,7 @@ export interface RenderCacheStats {
 }
 
 export class RenderCache {
-  readonly #entries = new Map<string, { template: Template, chars: number }>()
+  readonly #entries = new Map<string, { template: Template, chars: number, hash: number }>()
   readonly #maxChars: number
   readonly #maxKeyChars: number
   readonly #frequencies: FrequencySketch
@@ -114,7 +124,7 @@ export class RenderCache {
       return undefined
     }
     // A hit counts as a request too: what is served from the cache must keep outranking newcomers.
-    if (key.length <= this.#maxKeyChars) this.#frequencies.add(key)
+    this.#frequencies.add(entry.hash)
     this.#hits++
     this.#entries.delete(key)
     this.#entries.set(key, entry)
@@ -128,30 +138,32 @@ export class RenderCache {
 
   set (key: string, template: Template): void {
     if (key.length > this.#maxKeyChars) return
-    const chars = key.length + template.parts.reduce((sum, part) => sum + part.length, 0)
+    const chars = key.length + template.chars
     if (chars > this.#maxChars) return
     this.#forget(key)
-    if (!this.#makesRoom(key, chars)) return
-    this.#entries.set(key, { template, chars })
+    const hash = hashKey(key)
+    if (!this.#makesRoom(hash, chars)) return
+    this.#entries.set(key, { template, chars, hash })
     this.#chars += chars
   }
 
   /** After a miss: whether the document about to be rendered is worth keeping (asked for before, and small enough). */
   admits (key: string): boolean {
-    return key.length <= this.#maxKeyChars && this.#frequencies.add(key) >= 2
+    return key.length <= this.#maxKeyChars && this.#frequencies.add(hashKey(key)) >= 2
   }
 
   /**
-   * Evicts, least recently used first, what `chars` more need, but only documents asked for no more often than `key`
-   * (TinyLFU): when one of those that would go was asked for more, nothing is evicted and `key` is not kept.
+   * Evicts, least recently used first, what `chars` more need, but only documents asked for no more often than the
+   * key hashed to `hash` (TinyLFU): when one of those that would go was asked for more, nothing is evicted and the key
+   * is not kept.
    */
-  #makesRoom (key: string, chars: number): boolean {
+  #makesRoom (hash: number, chars: number): boolean {
     let freed = 0
     const victims: string[] = []
-    const frequency = this.#frequencies.frequency(key)
+    const frequency = this.#frequencies.frequency(hash)
     for (const [oldest, entry] of this.#entries) {
       if (this.#chars - freed + chars <= this.#maxChars) break
-      if (this.#frequencies.frequency(oldest) > frequency) return false
+      if (this.#frequencies.frequency(entry.hash) > frequency) return false
       victims.push(oldest)
       freed += entry.chars
     }

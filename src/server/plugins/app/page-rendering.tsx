@@ -85,7 +85,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     if (verifyHits && !data.page.deferred) {
       renderToHtml(element(data, fillings.nonce), data, fillings.nonce, documentScript).then((fresh) => {
         const { id } = data.page
-        if (fresh !== html) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
+        if (!html.equals(Buffer.from(fresh))) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
       }, () => {})
     }
   }
