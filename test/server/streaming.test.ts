@@ -86,7 +86,7 @@ function socketWrites (server: Server): () => number {
   return () => writes
 }
 
-for (const encoding of ['br', 'identity']) {
+for (const encoding of ['br', 'gzip', 'identity']) {
   t.test(`${encoding}: a streamed document leaves in two writes: the shell, then the part with its script and the response's end`, async (t) => {
     const { forecast, options } = gatedWeather()
     const { app, url } = await listen(t, options)
@@ -98,6 +98,20 @@ for (const encoding of ['br', 'identity']) {
     const whole = await response.ended
     t.equal(writes(), 2, 'then the rest')
     t.match(whole, /<script nonce="[\w-]+">\(self\.__DEFERRED__[^<]*<\/script><div hidden id="S:0"><p class="forecast">/, 'the part\'s script just before the part')
+  })
+}
+
+for (const encoding of ['br', 'gzip', 'identity']) {
+  t.test(`${encoding}: a first visit's document leaves in two writes: its start, then the rest with the response's end`, async (t) => {
+    const { forecast, options } = gatedWeather()
+    const { app, url } = await listen(t, options)
+    const writes = socketWrites(app.server)
+    const response = openStreamed(`${url}/weather`, { ...FIRST_VISIT, 'accept-encoding': encoding })
+    await response.waitFor(/<h1>Weather in Lisbon<\/h1>/)
+    t.equal(writes(), 1, 'the headers, the head and the body up to the part that waits')
+    forecast.open({ summary: 'Sunny, 21 °C' })
+    t.match(await response.ended, FORECAST_SHOWN)
+    t.equal(writes(), 2, 'then the rest')
   })
 }
 

@@ -19,8 +19,11 @@ export interface DocumentSink {
   encoding: DocumentEncoding
   input: Writable
   body: Readable
-  /** Pushes everything written so far to the client: without it zlib and brotli hold output until they end. */
-  flush (): void
+  /**
+   * Pushes everything written so far to the client: without it zlib and brotli hold output until they end. `done`
+   * runs once that output has gone to the response.
+   */
+  flush (done: () => void): void
 }
 
 // A document that waits is compressed here, not by @fastify/compress, which never flushes: the head would wait for
@@ -29,12 +32,14 @@ export interface DocumentSink {
 export function documentSink (encoding: DocumentEncoding): DocumentSink {
   if (encoding === null) {
     const through = new PassThrough()
-    return { encoding, input: through, body: through, flush () {} }
+    // Done on the next tick, as zlib's flush is done later: a pass's writes and the response's end that React asks for
+    // right after it then leave together.
+    return { encoding, input: through, body: through, flush: (done) => process.nextTick(done) }
   }
   if (encoding === 'br') {
     const brotli = createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: COMPRESSION_LEVELS.brotliQuality } })
-    return { encoding, input: brotli, body: brotli, flush: () => brotli.flush(constants.BROTLI_OPERATION_FLUSH) }
+    return { encoding, input: brotli, body: brotli, flush: (done) => brotli.flush(constants.BROTLI_OPERATION_FLUSH, done) }
   }
   const gzip = createGzip({ level: COMPRESSION_LEVELS.gzipLevel })
-  return { encoding, input: gzip, body: gzip, flush: () => gzip.flush(constants.Z_SYNC_FLUSH) }
+  return { encoding, input: gzip, body: gzip, flush: (done) => gzip.flush(constants.Z_SYNC_FLUSH, done) }
 }

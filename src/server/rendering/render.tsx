@@ -112,20 +112,37 @@ export function renderHeldStart (element: ReactNode): string | null {
 }
 
 /**
+ * The connection's writes held back, and let go: each let-go leaves in one socket write. The socket is held, not
+ * the response: a corked response sends its chunked end before the chunks it holds back (Node 24).
+ */
+interface ConnectionHold {
+  hold (): void
+  release (): void
+}
+
+const connectionHold = (reply: FastifyReply): ConnectionHold => ({
+  hold: () => reply.raw.socket?.cork(),
+  release: () => reply.raw.socket?.uncork()
+})
+
+/**
  * React's destination for a document that waits: HTML to the sink (compressed there) and to the render cache's
  * capture, flushed each time React has written (React calls flush()), and the deferred parts' scripts between.
  * Given a held document's first bytes, already sent, it drops what React writes of them: its own head (which may
  * differ), up to its `</head>`, then the same body start. A body start that differs (a component that does not
  * render the same twice) is reported, and React's whole body follows it, so that nothing is lost.
  *
- * Each socket write costs a wakeup on both ends, so a streamed document leaves in as few as it can: the script of a
- * part a boundary waits for goes with the pass that reveals it, and React's last pass with the response's end.
+ * Each socket write costs a wakeup on both ends, so a streamed document leaves in as few as it can: each of React's
+ * passes in one write, its compressed output included; the script of a part a boundary waits for with the pass that
+ * reveals the part; React's last pass with the response's end.
  */
 class DocumentWriter {
   #started = false
   #ended = false
   /** React's last pass ended with flush(): its next write starts a pass, where a script may go between. */
   #betweenPasses = true
+  /** The connection is held for the pass React is writing, until the sink has flushed it. */
+  #passHeld = false
   readonly #queued: string[] = []
   /** What React has written of the bytes already sent, while those stand in for it. */
   #replaced: Buffer | null = null
@@ -135,11 +152,7 @@ class DocumentWriter {
     private readonly capture: Capture,
     sent: string | null,
     private readonly onBodyMismatch: () => void,
-    /**
-     * Holds the connection's writes until the response ends, whose `end()` releases them all in one. The socket, not
-     * the response: a corked response sends its end before the chunks it holds back (Node 24).
-     */
-    private readonly holdUntilEnd: () => void
+    private readonly connection: ConnectionHold
   ) {
     if (sent === null) return
     this.#replaced = Buffer.alloc(0)
@@ -150,6 +163,8 @@ class DocumentWriter {
   write (chunk: Uint8Array | string): boolean {
     if (this.#betweenPasses) {
       this.#betweenPasses = false
+      this.#passHeld = true
+      this.connection.hold()
       if (this.#started) this.#writeQueued()
     }
     return this.#write(chunk)
@@ -181,7 +196,17 @@ class DocumentWriter {
 
   flush (): void {
     this.#betweenPasses = true
-    this.sink.flush()
+    const held = this.#passHeld
+    this.#passHeld = false
+    this.sink.flush(held ? this.connection.release : () => {})
+  }
+
+  /** Scripts now, in one write with their compressed output. */
+  #send (scripts: string[]): void {
+    if (scripts.length === 0) return
+    this.connection.hold()
+    for (const html of scripts) this.#write(html)
+    this.sink.flush(this.connection.release)
   }
 
   /**
@@ -194,21 +219,21 @@ class DocumentWriter {
       this.#queued.push(html)
       return
     }
-    this.#write(html)
-    this.flush()
+    this.#send([html])
   }
 
   /** React has written what it had (the shell, or the whole document): scripts of parts settled by then follow it. */
   start (): void {
     this.#started = true
-    this.#writeQueued()
+    this.#send(this.#queued.splice(0))
   }
 
   end (): void {
     this.#ended = true
     this.#writeQueued()
     this.capture.end()
-    this.holdUntilEnd()
+    // Let go by the response's end(), which releases the connection whole.
+    this.connection.hold()
     this.sink.input.end()
   }
 
@@ -341,8 +366,10 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     // comes before its first pending part goes now (docs/decisions/streaming-to-script-runners.md).
     held = { sink, start: renderHeldStart(element) }
     if (held.start === null) return
+    const connection = connectionHold(reply)
+    connection.hold()
     sink.input.write(held.start)
-    sink.flush()
+    sink.flush(connection.release)
     reply.documentHeadSent()
   }
 
@@ -350,7 +377,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const destination = writer = new DocumentWriter(sink, capture, sent, () => {
       capture.spoil()
       request.log.error('a held document rendered differently the second time: its body was sent again in full; a component reads something besides its data (the clock, a random number)')
-    }, () => reply.raw.socket?.cork())
+    }, connectionHold(reply))
     for (const html of early.splice(0)) destination.script(html, false)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()
