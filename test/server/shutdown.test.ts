@@ -7,39 +7,57 @@ import { listen } from '../helpers/server.js'
 const isLog = (requestId: string, msg: string) => (line: LogLine) => line.requestId === requestId && line.msg === msg
 const logged = (server: { logs: () => LogLine[] }, requestId: string, msg: string) => byMarkedId(server.logs()).some(isLog(requestId, msg))
 
+/** Responses sent back to back on one connection, each with its Content-Length. */
+function parseResponses (raw: Buffer): Array<ReturnType<typeof parseResponse>> {
+  const responses: Array<ReturnType<typeof parseResponse>> = []
+  let rest = raw
+  while (rest.length > 0) {
+    const response = parseResponse(rest)
+    const length = Number(response.headers['content-length'])
+    responses.push({ ...response, body: response.body.subarray(0, length) })
+    rest = rest.subarray(rest.indexOf('\r\n\r\n') + 4 + length)
+  }
+  return responses
+}
+
+// Eight copies of the file: more than the kernel takes in for a client that reads nothing (a send buffer of up to
+// 4 MB, a receive buffer of 128 KB), so the last one is still in flight whatever the buffers grew to.
+const PIPELINED = 8
+
 t.test('a request in flight when SIGTERM arrives completes, new connections are refused, and the process exits 0', async (t) => {
   const file = largestServedFile()
-  t.ok(file.bytes.length > 1024 * 1024, `the response (${file.url}, ${file.bytes.length} bytes) is larger than the socket buffers`)
+  t.ok(file.bytes.length * PIPELINED > 4.5 * 1024 * 1024, `the responses (${PIPELINED} × ${file.url}, ${file.bytes.length} bytes) are larger than the socket buffers`)
   const server = await startListening(t)
 
-  // A client that sends its request, then reads nothing until the server is shutting down.
+  // A client that sends its requests at once, then reads nothing until the server is shutting down.
   const socket: Socket = connect(server.port, '127.0.0.1')
   t.teardown(() => { socket.destroy() })
   const chunks: Buffer[] = []
   const closedByServer = new Promise<true>((resolve) => socket.once('end', () => resolve(true)))
   await new Promise((resolve) => socket.once('connect', resolve))
   socket.pause()
-  socket.write(`GET ${marked(file.url, 'in-flight')} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\n\r\n`)
+  const ids = Array.from({ length: PIPELINED }, (_, index) => index === PIPELINED - 1 ? 'in-flight' : `ahead-${index}`)
+  socket.write(ids.map((id) => `GET ${marked(file.url, id)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\n\r\n`).join(''))
   await server.waitForLog(() => logged(server, 'in-flight', 'incoming request'))
 
   server.child.kill('SIGTERM')
   await server.waitForLog((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM')
   t.equal(await refusedWithin(server.port, 5000), 'ECONNREFUSED', 'new connections are refused once shutdown began')
-  t.notOk(logged(server, 'in-flight', 'request completed'), 'the response was still in flight when shutdown began')
+  t.notOk(logged(server, 'in-flight', 'request completed'), 'the last response was still in flight when shutdown began')
   t.equal(server.child.exitCode, null, 'the process waits for it')
 
-  // Now read: the response completes in full.
+  // Now read: every response completes in full.
   socket.on('data', (chunk: Buffer) => chunks.push(chunk))
   socket.resume()
   const exit = await server.exited
   // Bounded: a connection left open would otherwise hang the test instead of failing it.
   const closed = await Promise.race([closedByServer, new Promise<false>((resolve) => setTimeout(resolve, 5000, false).unref())])
-  const response = parseResponse(Buffer.concat(chunks))
-  t.equal(response.status, 200)
-  t.equal(response.headers['content-length'], String(file.bytes.length))
-  t.ok(response.body.equals(file.bytes), 'every byte of the file arrived')
-  t.ok(closed, 'the server closed the connection after it, though it was keep-alive')
-  t.ok(logged(server, 'in-flight', 'request completed'), 'the request completed')
+  const responses = parseResponses(Buffer.concat(chunks))
+  t.equal(responses.length, PIPELINED)
+  t.same(responses.map((response) => response.status), ids.map(() => 200))
+  t.ok(responses.every((response) => response.body.equals(file.bytes)), 'every byte of every copy arrived')
+  t.ok(closed, 'the server closed the connection after them, though it was keep-alive')
+  t.ok(logged(server, 'in-flight', 'request completed'), 'the last request completed')
   t.same(exit, { code: 0, signal: null }, 'then the process exits 0')
   t.equal(server.stderr(), '', 'nothing on stderr')
 })
