@@ -1,5 +1,5 @@
 import t from 'tap'
-import { FrequencySketch, hashKey } from '../../src/server/rendering/cache-admission.js'
+import { Doorkeeper, FrequencySketch, hashKey } from '../../src/server/rendering/cache-admission.js'
 import { RenderCache, toTemplate } from '../../src/server/rendering/render-cache.js'
 
 const FILLINGS = { nonce: 'NONCE-0123456789abcdef', honeypotToken: 'TOKEN-0123456789abcdefghijklmnop' }
@@ -27,6 +27,26 @@ t.test('a key is admitted on its second request, not its first', async (t) => {
   t.equal(cache.admits('/b'), false)
   t.equal(cache.admits('/a'), true, 'second request')
   t.equal(cache.admits('/a'), true, 'and every one after')
+})
+
+t.test('the doorkeeper knows a key from its second sighting, and forgets every key at once when full', async (t) => {
+  const doorkeeper = new Doorkeeper(3)
+  t.same([doorkeeper.knows(1), doorkeeper.knows(2), doorkeeper.knows(1)], [false, false, true])
+  doorkeeper.knows(3)
+  t.equal(doorkeeper.knows(4), false, 'a fourth key, past its capacity of three')
+  t.equal(doorkeeper.knows(1), false, 'forgotten with the others')
+  t.throws(() => new Doorkeeper(0), RangeError)
+})
+
+t.test('under a flood of one-off addresses, none is admitted, however full the sketch', async (t) => {
+  const cache = new RenderCache()
+  const key = (index: number) => JSON.stringify([{ path: `/?unique=${index}`, theme: 'dark' }, { id: 'home' }])
+  // Ten counts a counter on average, where the sketch halves: a one-off key's four counters are rarely all zero.
+  for (let index = 0; index < 150_000; index++) cache.admits(key(index))
+  let admitted = 0
+  for (let index = 150_000; index < 160_000; index++) if (cache.admits(key(index))) admitted++
+  t.equal(admitted, 0)
+  t.equal(cache.admits(key(159_999)), true, 'while one asked for again is')
 })
 
 t.test('a client asking twice for each of 300 long addresses does not evict a page asked for more', async (t) => {

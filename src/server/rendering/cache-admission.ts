@@ -57,6 +57,26 @@ export class FrequencySketch {
   }
 }
 
+/**
+ * The keys asked for lately, by hash: TinyLFU's doorkeeper. The sketch alone cannot say "asked for before": under a
+ * flood of one-off addresses its counters fill up, and a key never seen reads as seen (999 in 1 000 did). Forgotten
+ * all at once when full, which only delays a popular key by one request.
+ */
+export class Doorkeeper {
+  readonly #seen = new Set<number>()
+  constructor (private readonly capacity = 16_384) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('Doorkeeper: capacity must be an integer ≥ 1')
+  }
+
+  /** Whether the key hashed to `hash` was let in before; it is remembered from now on. */
+  knows (hash: number): boolean {
+    if (this.#seen.has(hash)) return true
+    if (this.#seen.size >= this.capacity) this.#seen.clear()
+    this.#seen.add(hash)
+    return false
+  }
+}
+
 /** A 53-bit string hash (cyrb53: two multiplicative 32-bit lanes), taken once per key: a cached entry keeps its own. */
 export function hashKey (key: string): number {
   let h1 = 0xdeadbeef

@@ -1,5 +1,5 @@
 import type { PageData } from '../../shared/page-data.js'
-import { FrequencySketch, hashKey } from './cache-admission.js'
+import { Doorkeeper, FrequencySketch, hashKey } from './cache-admission.js'
 
 // Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are
 // cut out as slots. Only a document asked for twice is kept, so one-off pages never push out the popular ones.
@@ -81,7 +81,7 @@ export interface RenderCacheOptions {
   maxChars?: number
   /** Larger data is rendered every time: it is unlikely to repeat. */
   maxKeyChars?: number
-  /** About how many distinct keys the admission sketch counts apart (cache-admission.ts). */
+  /** About how many distinct keys the admission sketch counts apart, and its doorkeeper remembers (cache-admission.ts). */
   admissionMemory?: number
 }
 
@@ -98,6 +98,7 @@ export class RenderCache {
   readonly #maxChars: number
   readonly #maxKeyChars: number
   readonly #frequencies: FrequencySketch
+  readonly #doorkeeper: Doorkeeper
   #chars = 0
   #hits = 0
   #misses = 0
@@ -107,6 +108,7 @@ export class RenderCache {
     this.#maxChars = maxChars
     this.#maxKeyChars = maxKeyChars
     this.#frequencies = new FrequencySketch(admissionMemory)
+    this.#doorkeeper = new Doorkeeper(admissionMemory)
   }
 
   get size (): number {
@@ -149,7 +151,10 @@ export class RenderCache {
 
   /** After a miss: whether the document about to be rendered is worth keeping (asked for before, and small enough). */
   admits (key: string): boolean {
-    return key.length <= this.#maxKeyChars && this.#frequencies.add(hashKey(key)) >= 2
+    if (key.length > this.#maxKeyChars) return false
+    const hash = hashKey(key)
+    this.#frequencies.add(hash)
+    return this.#doorkeeper.knows(hash)
   }
 
   /**
