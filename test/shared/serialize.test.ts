@@ -59,6 +59,7 @@ t.test('an object with a "__proto__" key is refused, since a script literal woul
   const fromUserInput = JSON.parse('{"nested":{"__proto__":{"isAdmin":true}}}')
   t.throws(() => serializeForScript(fromUserInput), { name: 'TypeError', message: /"__proto__"/ })
   t.equal(serializeForScript({ key: '__proto__' }), '{"key":"__proto__"}', 'as a value it is an ordinary string')
+  t.equal(serializeForScript({ 'a"__proto__': 1, b: 'x"__proto__":' }), '{"a\\"__proto__":1,"b":"x\\"__proto__\\":"}', 'and so in a longer key, or a value that reads like one')
 })
 
 t.test('every kind of JSON value round-trips', async (t) => {
