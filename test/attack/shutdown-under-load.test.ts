@@ -1,8 +1,9 @@
 import { Agent, request } from 'node:http'
+import { connect } from 'node:net'
 import t from 'tap'
 import { pageData } from '../helpers/app.js'
 import { byMarkedId, marked, startListening, type LogLine } from '../helpers/process.js'
-import { largestServedFile, within } from '../helpers/raw-http.js'
+import { largestServedFile, parseResponses, within } from '../helpers/raw-http.js'
 
 /**
  * SIGTERM in the middle of steady traffic, as during a rolling deploy. The
@@ -28,33 +29,41 @@ interface Outcome {
   error?: string
 }
 
+// Eight copies of the file: more than the kernel takes in for a client that reads nothing (a send buffer of up to
+// 4 MB), so the last is still under way at the signal whatever the buffers grew to.
+const PIPELINED = 8
+
 /**
- * Requests the large file on its own connection and stops reading after the
- * first chunk, so its response is certain to be under way at the signal;
- * reading resumes when `resume` settles.
+ * Requests the large file eight times at once on its own connection and stops reading after the first chunk, so a
+ * response is certain to be under way at the signal; reading resumes when `resume` settles.
  */
-function sendPausedAfterFirstChunk (port: number, path: string, resume: Promise<unknown>): { started: Promise<void>, outcome: Promise<Outcome> } {
+function sendPausedAfterFirstChunk (port: number, path: string, resume: Promise<unknown>): { started: Promise<void>, outcomes: Promise<Outcome[]> } {
   let started = () => {}
   const startedPromise = new Promise<void>((resolve) => { started = resolve })
-  const id = 'paused-reader'
-  const outcome = new Promise<Outcome>((resolve) => {
-    const req = request({ agent: false, host: '127.0.0.1', port, path: marked(path, id), headers: { accept: 'text/html' } }, (response) => {
-      const chunks: Buffer[] = []
-      response.on('data', (chunk: Buffer) => {
-        if (chunks.push(chunk) === 1) {
-          response.pause()
-          started()
-          void resume.then(() => response.resume())
-        }
-      })
-      response.once('close', () => {
-        resolve({ id, path, status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks), complete: response.complete })
-      })
+  const ids = Array.from({ length: PIPELINED }, (_, index) => `paused-reader-${index}`)
+  const outcomes = new Promise<Outcome[]>((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    socket.once('connect', () => socket.write(ids.map((id) => `GET ${marked(path, id)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\n\r\n`).join('')))
+    socket.on('data', (chunk: Buffer) => {
+      if (chunks.push(chunk) === 1) {
+        socket.pause()
+        started()
+        void resume.then(() => socket.resume())
+      }
     })
-    req.once('error', (error: NodeJS.ErrnoException) => resolve({ id, path, error: error.code ?? error.message }))
-    req.end()
+    socket.once('error', () => {})
+    socket.once('close', () => {
+      const responses = parseResponses(Buffer.concat(chunks))
+      resolve(ids.map((id, index) => {
+        const response = responses[index]
+        if (!response) return { id, path, error: 'no response' }
+        const { status, headers, body } = response
+        return { id, path, status, headers, body, complete: body.length === Number(headers['content-length']) }
+      }))
+    })
   })
-  return { started: startedPromise, outcome }
+  return { started: startedPromise, outcomes }
 }
 
 function send (agent: Agent, port: number, id: string, path: string): Promise<Outcome> {
@@ -129,7 +138,7 @@ t.test('SIGTERM under steady traffic: accepted requests complete, new connection
   const signalled = Date.now()
   server.child.kill('SIGTERM')
   signalSent()
-  outcomes.push(await paused.outcome)
+  outcomes.push(...await paused.outcomes)
   const exit = await within(server.exited, 10_000, null)
   t.same(exit, { code: 0, signal: null }, `the process exits 0 (after ${Date.now() - signalled} ms)`)
   t.ok(Date.now() - signalled < 5000, 'within 5 s, before close-with-grace would force an exit 1 at 10 s')

@@ -74,6 +74,19 @@ export function parseResponse (raw: Buffer): { status: number, headers: Record<s
   return { status: Number(statusLine.split(' ')[1]), headers, body }
 }
 
+/** Responses sent back to back on one connection, each with its Content-Length; the last may be cut short. */
+export function parseResponses (raw: Buffer): Array<ReturnType<typeof parseResponse>> {
+  const responses: Array<ReturnType<typeof parseResponse>> = []
+  let rest = raw
+  while (rest.includes('\r\n\r\n')) {
+    const response = parseResponse(rest)
+    const length = Number(response.headers['content-length'])
+    responses.push({ ...response, body: response.body.subarray(0, length) })
+    rest = rest.subarray(rest.indexOf('\r\n\r\n') + 4 + length)
+  }
+  return responses
+}
+
 function dechunk (content: Buffer): Buffer {
   const parts: Buffer[] = []
   let offset = 0

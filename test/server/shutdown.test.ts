@@ -1,24 +1,11 @@
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
 import { byMarkedId, marked, startListening, type LogLine } from '../helpers/process.js'
-import { getFresh, largestServedFile, openConnection, parseResponse, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
+import { getFresh, largestServedFile, openConnection, parseResponse, parseResponses, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
 import { listen } from '../helpers/server.js'
 
 const isLog = (requestId: string, msg: string) => (line: LogLine) => line.requestId === requestId && line.msg === msg
 const logged = (server: { logs: () => LogLine[] }, requestId: string, msg: string) => byMarkedId(server.logs()).some(isLog(requestId, msg))
-
-/** Responses sent back to back on one connection, each with its Content-Length. */
-function parseResponses (raw: Buffer): Array<ReturnType<typeof parseResponse>> {
-  const responses: Array<ReturnType<typeof parseResponse>> = []
-  let rest = raw
-  while (rest.length > 0) {
-    const response = parseResponse(rest)
-    const length = Number(response.headers['content-length'])
-    responses.push({ ...response, body: response.body.subarray(0, length) })
-    rest = rest.subarray(rest.indexOf('\r\n\r\n') + 4 + length)
-  }
-  return responses
-}
 
 // Eight copies of the file: more than the kernel takes in for a client that reads nothing (a send buffer of up to
 // 4 MB, a receive buffer of 128 KB), so the last one is still in flight whatever the buffers grew to.
