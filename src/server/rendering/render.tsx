@@ -258,6 +258,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     }
   }
   const signal = options.signal()
+  const connection = connectionHold(reply)
   let sent = false
   let allReady = false
   let failedAfterShell = false
@@ -366,7 +367,6 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     // comes before its first pending part goes now (docs/decisions/streaming-to-script-runners.md).
     held = { sink, start: renderHeldStart(element) }
     if (held.start === null) return
-    const connection = connectionHold(reply)
     connection.hold()
     sink.input.write(held.start)
     sink.flush(connection.release)
@@ -377,7 +377,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const destination = writer = new DocumentWriter(sink, capture, sent, () => {
       capture.spoil()
       request.log.error('a held document rendered differently the second time: its body was sent again in full; a component reads something besides its data (the clock, a random number)')
-    }, connectionHold(reply))
+    }, connection)
     for (const html of early.splice(0)) destination.script(html, false)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()
