@@ -3,7 +3,7 @@ import { connect } from 'node:net'
 import t from 'tap'
 import { pageData } from '../helpers/app.js'
 import { byMarkedId, marked, startListening, type LogLine } from '../helpers/process.js'
-import { largestServedFile, parseResponses, within } from '../helpers/raw-http.js'
+import { largestServedFile, parseResponses, PIPELINED_COPIES, within } from '../helpers/raw-http.js'
 
 /**
  * SIGTERM in the middle of steady traffic, as during a rolling deploy. The
@@ -29,10 +29,6 @@ interface Outcome {
   error?: string
 }
 
-// Eight copies of the file: more than the kernel takes in for a client that reads nothing (a send buffer of up to
-// 4 MB), so the last is still under way at the signal whatever the buffers grew to.
-const PIPELINED = 8
-
 /**
  * Requests the large file eight times at once on its own connection and stops reading after the first chunk, so a
  * response is certain to be under way at the signal; reading resumes when `resume` settles.
@@ -40,7 +36,7 @@ const PIPELINED = 8
 function sendPausedAfterFirstChunk (port: number, path: string, resume: Promise<unknown>): { started: Promise<void>, outcomes: Promise<Outcome[]> } {
   let started = () => {}
   const startedPromise = new Promise<void>((resolve) => { started = resolve })
-  const ids = Array.from({ length: PIPELINED }, (_, index) => `paused-reader-${index}`)
+  const ids = Array.from({ length: PIPELINED_COPIES }, (_, index) => `paused-reader-${index}`)
   const outcomes = new Promise<Outcome[]>((resolve) => {
     const socket = connect(port, '127.0.0.1')
     const chunks: Buffer[] = []

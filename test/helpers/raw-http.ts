@@ -74,6 +74,12 @@ export function parseResponse (raw: Buffer): { status: number, headers: Record<s
   return { status: Number(statusLine.split(' ')[1]), headers, body }
 }
 
+/**
+ * How many copies of the largest file a client that reads nothing asks for at once: more than the kernel takes in
+ * (a send buffer of up to 4 MB), so the last is still under way whatever the buffers grew to.
+ */
+export const PIPELINED_COPIES = 8
+
 /** Responses sent back to back on one connection, each with its Content-Length; the last may be cut short. */
 export function parseResponses (raw: Buffer): Array<ReturnType<typeof parseResponse>> {
   const responses: Array<ReturnType<typeof parseResponse>> = []

@@ -1,19 +1,15 @@
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
 import { byMarkedId, marked, startListening, type LogLine } from '../helpers/process.js'
-import { getFresh, largestServedFile, openConnection, parseResponse, parseResponses, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
+import { getFresh, largestServedFile, openConnection, parseResponse, parseResponses, PIPELINED_COPIES, receivedEnding, refusedWithin, within } from '../helpers/raw-http.js'
 import { listen } from '../helpers/server.js'
 
 const isLog = (requestId: string, msg: string) => (line: LogLine) => line.requestId === requestId && line.msg === msg
 const logged = (server: { logs: () => LogLine[] }, requestId: string, msg: string) => byMarkedId(server.logs()).some(isLog(requestId, msg))
 
-// Eight copies of the file: more than the kernel takes in for a client that reads nothing (a send buffer of up to
-// 4 MB, a receive buffer of 128 KB), so the last one is still in flight whatever the buffers grew to.
-const PIPELINED = 8
-
 t.test('a request in flight when SIGTERM arrives completes, new connections are refused, and the process exits 0', async (t) => {
   const file = largestServedFile()
-  t.ok(file.bytes.length * PIPELINED > 4.5 * 1024 * 1024, `the responses (${PIPELINED} × ${file.url}, ${file.bytes.length} bytes) are larger than the socket buffers`)
+  t.ok(file.bytes.length * PIPELINED_COPIES > 4.5 * 1024 * 1024, `the responses (${PIPELINED_COPIES} × ${file.url}, ${file.bytes.length} bytes) are larger than the socket buffers`)
   const server = await startListening(t)
 
   // A client that sends its requests at once, then reads nothing until the server is shutting down.
@@ -23,7 +19,7 @@ t.test('a request in flight when SIGTERM arrives completes, new connections are 
   const closedByServer = new Promise<true>((resolve) => socket.once('end', () => resolve(true)))
   await new Promise((resolve) => socket.once('connect', resolve))
   socket.pause()
-  const ids = Array.from({ length: PIPELINED }, (_, index) => index === PIPELINED - 1 ? 'in-flight' : `ahead-${index}`)
+  const ids = Array.from({ length: PIPELINED_COPIES }, (_, index) => index === PIPELINED_COPIES - 1 ? 'in-flight' : `ahead-${index}`)
   socket.write(ids.map((id) => `GET ${marked(file.url, id)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\n\r\n`).join(''))
   await server.waitForLog(() => logged(server, 'in-flight', 'incoming request'))
 
@@ -40,7 +36,7 @@ t.test('a request in flight when SIGTERM arrives completes, new connections are 
   // Bounded: a connection left open would otherwise hang the test instead of failing it.
   const closed = await Promise.race([closedByServer, new Promise<false>((resolve) => setTimeout(resolve, 5000, false).unref())])
   const responses = parseResponses(Buffer.concat(chunks))
-  t.equal(responses.length, PIPELINED)
+  t.equal(responses.length, PIPELINED_COPIES)
   t.same(responses.map((response) => response.status), ids.map(() => 200))
   t.ok(responses.every((response) => response.body.equals(file.bytes)), 'every byte of every copy arrived')
   t.ok(closed, 'the server closed the connection after them, though it was keep-alive')
