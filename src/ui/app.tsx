@@ -9,6 +9,13 @@ import { useScreen } from './screen-table.js'
 import { ThemeSwitch } from './theme-switch.js'
 import { ToastArea } from './toasts.js'
 
+/**
+ * The id of an empty mark after the header: the document holds its first paint until the mark is in (document.tsx).
+ * Chromium lets go of a `rel=expect` as its element arrives, where the spec waits for the element whole; an empty
+ * one is whole as it arrives, and then so is the header before it.
+ */
+export const HEADER_END_ID = 'header-end'
+
 /** The providers every screen relies on, the routed outlet and the toast area. */
 export function App ({ data, theme }: { data: PageData, theme: Theme }) {
   // A visible signal that hydration finished, for browser tests and for CSS that needs JavaScript.
@@ -20,6 +27,7 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
           <a className='site-name' href='/'>Agent Stack</a>
           <ThemeSwitch />
         </header>
+        <div id={HEADER_END_ID} hidden />
         <Outlet data={data} />
         <ToastArea theme={theme} flash={data.toast} />
       </HoneypotProvider>

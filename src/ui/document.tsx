@@ -1,5 +1,5 @@
 import type { PageData } from '../shared/page-data.js'
-import { App } from './app.js'
+import { App, HEADER_END_ID } from './app.js'
 import type { ScreenText, ScreenView } from './define-screen.js'
 import { useScreen } from './screen-table.js'
 import { SpeculationRulesScript } from './speculation-rules.js'
@@ -74,6 +74,9 @@ function ThemedDocument ({ data, nonce }: DocumentProps) {
         {assets.styles.map((href) => <link key={href} rel='stylesheet' href={href} />)}
         {assets.preloads.map((href) => <link key={href} rel='modulepreload' href={href} />)}
         <SpeculationRulesScript nonce={nonce} />
+        {/* A document read in pieces would otherwise be painted with its header half read: the theme switch grows
+          (a layout shift), and a view transition meets a header that is not there yet. */}
+        <link rel='expect' href={`#${HEADER_END_ID}`} blocking='render' />
       </head>
       <body>
         <App data={data} theme={theme} />

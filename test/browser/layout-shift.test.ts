@@ -1,8 +1,9 @@
 import type { Page } from 'playwright-core'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
 import { hydrated, launchWithScheme, openThemePage, type Scheme } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
+import { splitDocumentProxy } from '../helpers/split-document.js'
 
 /**
  * Nothing moves while a page loads and hydrates (cumulative layout shift 0),
@@ -73,6 +74,43 @@ for (const scheme of ['light', 'dark'] as const satisfies readonly Scheme[]) {
     }
   })
 }
+
+interface FirstFrame { labels: string | null, paragraphs: number }
+
+/** What the first frame drew, read as it is drawn: the switch's labels, and how many paragraphs of the page. */
+const FIRST_FRAME_RECORDER = `requestAnimationFrame(() => {
+  window.__firstFrame = { labels: document.querySelector('.theme-switch-labels')?.textContent ?? null, paragraphs: document.querySelectorAll('main p').length }
+})`
+
+t.test('a document that arrives in two pieces', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  const { url } = await listen(t)
+  const visit = async (t: Test, cutAfter: string): Promise<{ shifts: Shift[], first: FirstFrame | undefined }> => {
+    const proxied = await splitDocumentProxy(t, url, { after: cutAfter, pauseMs: 500 })
+    const { page, context, problems } = await openThemePage(browser, VIEWPORTS.desktop)
+    t.teardown(() => context.close())
+    await context.addInitScript({ content: SHIFT_RECORDER })
+    await context.addInitScript({ content: FIRST_FRAME_RECORDER })
+    await page.goto(`${proxied}/`)
+    const shifts = await shiftsAfterHydration(page)
+    t.same(problems, [])
+    return { shifts, first: await page.evaluate(() => (window as Window & { __firstFrame?: FirstFrame }).__firstFrame) }
+  }
+
+  await t.test('cut inside the header: nothing is painted until the header is whole', async (t) => {
+    // After the switch's icon, before its labels: painted then, the switch would grow.
+    const { shifts, first } = await visit(t, 'class="theme-switch-labels">')
+    t.same(shifts, [], `no layout-shift entry (${JSON.stringify(shifts)})`)
+    t.equal(first?.labels, 'Theme: SystemTheme: LightTheme: Dark', 'the first frame has the switch with its labels')
+  })
+
+  await t.test('cut after the header: the header is painted without waiting for the rest', async (t) => {
+    const { shifts, first } = await visit(t, '<h1>')
+    t.same(shifts, [], `no layout-shift entry (${JSON.stringify(shifts)})`)
+    t.equal(first?.labels, 'Theme: SystemTheme: LightTheme: Dark', 'the first frame has the header')
+    t.equal(first?.paragraphs, 0, 'the first frame came before the rest of the page')
+  })
+})
 
 t.test('the recorder sees a shift when there is one', async (t) => {
   const browser = await launchWithScheme(t, 'light')
