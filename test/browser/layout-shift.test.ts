@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { THEME_COOKIE_NAME } from '../../src/shared/theme.js'
-import { hydrated, launchWithScheme, openThemePage, type Scheme } from '../helpers/theme.js'
+import { LAYOUT_SHIFT_RECORDER, type Shift } from '../helpers/layout-shifts.js'
 import { listen } from '../helpers/server.js'
 import { splitDocumentProxy } from '../helpers/split-document.js'
+import { hydrated, launchWithScheme, openThemePage, type Scheme } from '../helpers/theme.js'
 
 /**
  * Nothing moves while a page loads and hydrates (cumulative layout shift 0),
@@ -13,26 +14,6 @@ import { splitDocumentProxy } from '../helpers/split-document.js'
  * then learns "system", and the switch's label changes after the first paint.
  */
 
-interface Shift { value: number, at: number, sources: string[] }
-
-declare global {
-  interface Window {
-    __shifts?: Shift[]
-  }
-}
-
-// From the first byte: layout-shift entries are buffered, but the observer also names what moved. A shift right
-// after input or a resize is left out, as cumulative layout shift leaves it out.
-const SHIFT_RECORDER = `(() => {
-  window.__shifts = []
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      const rect = (r) => [r.x, r.y, r.width, r.height].map(Math.round).join(',')
-      if (!entry.hadRecentInput) window.__shifts.push({ value: entry.value, at: Math.round(entry.startTime), sources: entry.sources.map((source) => (source.node ? source.node.nodeName + '.' + source.node.className : 'a removed node') + ' from ' + rect(source.previousRect) + ' to ' + rect(source.currentRect)) })
-    }
-  }).observe({ type: 'layout-shift', buffered: true })
-})()`
-
 /** Layout shifts so far, once hydration has committed and a few frames have been drawn after it. */
 async function shiftsAfterHydration (page: Page): Promise<Shift[]> {
   await hydrated(page)
@@ -41,7 +22,7 @@ async function shiftsAfterHydration (page: Page): Promise<Shift[]> {
     const next = () => (++frames === 5 ? resolve() : requestAnimationFrame(next))
     requestAnimationFrame(next)
   }))
-  return page.evaluate(() => window.__shifts ?? [])
+  return page.evaluate(() => window.__layoutShifts ?? [])
 }
 
 const VIEWPORTS = {
@@ -63,7 +44,7 @@ for (const scheme of ['light', 'dark'] as const satisfies readonly Scheme[]) {
           const { page, context, problems } = await openThemePage(browser, { ...options, ...(headerOnly ? { extraHTTPHeaders: { cookie: `${THEME_COOKIE_NAME}=dark` } } : {}) })
           t.teardown(() => context.close())
           if (saved === 'light' || saved === 'dark') await context.addCookies([{ name: THEME_COOKIE_NAME, value: saved, url }])
-          await context.addInitScript({ content: SHIFT_RECORDER })
+          await context.addInitScript({ content: LAYOUT_SHIFT_RECORDER })
           await page.goto(`${url}/`)
           const shifts = await shiftsAfterHydration(page)
           t.same(shifts, [], `no layout-shift entry across load and hydration (${JSON.stringify(shifts)})`)
@@ -89,7 +70,7 @@ t.test('a document that arrives in two pieces', async (t) => {
     const proxied = await splitDocumentProxy(t, url, { after: cutAfter, pauseMs: 500 })
     const { page, context, problems } = await openThemePage(browser, VIEWPORTS.desktop)
     t.teardown(() => context.close())
-    await context.addInitScript({ content: SHIFT_RECORDER })
+    await context.addInitScript({ content: LAYOUT_SHIFT_RECORDER })
     await context.addInitScript({ content: FIRST_FRAME_RECORDER })
     await page.goto(`${proxied}/`)
     const shifts = await shiftsAfterHydration(page)
@@ -117,7 +98,7 @@ t.test('the recorder sees a shift when there is one', async (t) => {
   const { url } = await listen(t)
   const { page, context } = await openThemePage(browser, VIEWPORTS.desktop)
   t.teardown(() => context.close())
-  await context.addInitScript({ content: SHIFT_RECORDER })
+  await context.addInitScript({ content: LAYOUT_SHIFT_RECORDER })
   await page.goto(`${url}/`)
   await shiftsAfterHydration(page)
   await page.evaluate(() => document.querySelector('main')?.prepend(Object.assign(document.createElement('p'), { textContent: 'A late banner' })))

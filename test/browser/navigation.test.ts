@@ -7,6 +7,7 @@ import { TWO_PAGES } from '../fixtures/two-pages/screens.js'
 import { setCookie, type BuildOptions } from '../helpers/app.js'
 import { launchBrowser, visit } from '../helpers/browser.js'
 import { ingestStandIn } from '../helpers/ingest.js'
+import { LAYOUT_SHIFT_RECORDER, type Shift } from '../helpers/layout-shifts.js'
 import { listen } from '../helpers/server.js'
 import { follow, navigate, openTab, prerenderReaches, type PageSession, type Tab } from '../helpers/tab-target.js'
 import { buildTestClient } from '../helpers/test-client.js'
@@ -51,34 +52,13 @@ declare global {
     __transitions: boolean[]
     /** Settles once the last reveal's view transition is over: a click during one lands on its overlay. */
     __revealed?: Promise<boolean>
-    /** Each layout shift a visitor would count (cumulative layout shift leaves out those right after input or a
-     * resize): its score, and what moved from where to where. */
-    __layoutShifts: string[]
-    /** Each layout shift right after input or a resize, described the same way. */
-    __shiftsAfterInput: string[]
   }
 }
 
-interface LayoutShiftEntry {
-  value: number
-  hadRecentInput: boolean
-  sources: Array<{ node: Node | null, previousRect: DOMRectReadOnly, currentRect: DOMRectReadOnly }>
-}
-
-/** What each document records of its navigations, from its first script on. */
-const PROBE = `(${String(() => {
+/** What each document records of its navigations and layout shifts, from its first script on. */
+const PROBE = LAYOUT_SHIFT_RECORDER + `(${String(() => {
   window.__pageshows = []
   window.__transitions = []
-  window.__layoutShifts = []
-  window.__shiftsAfterInput = []
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as Array<PerformanceEntry & LayoutShiftEntry>) {
-      const moves = entry.sources.map(({ node, previousRect: from, currentRect: to }) =>
-        `${node instanceof Element ? node.tagName.toLowerCase() + (node.className ? `.${node.className}` : '') : node?.nodeName} ${from.x},${from.y} ${from.width}x${from.height} -> ${to.x},${to.y} ${to.width}x${to.height}`)
-      const shifts = entry.hadRecentInput ? window.__shiftsAfterInput : window.__layoutShifts
-      shifts.push(`${entry.value.toFixed(4)} at ${Math.round(entry.startTime)} ms: ${moves.join('; ')}`)
-    }
-  }).observe({ type: 'layout-shift', buffered: true })
   addEventListener('pageshow', (event) => window.__pageshows.push(event.persisted))
   addEventListener('pagereveal', (event) => {
     const transition = (event as Event & { viewTransition: { finished: Promise<void> } | null }).viewTransition
@@ -132,7 +112,7 @@ for (const theme of ['light', 'dark']) {
       ['site-header', 'theme-switch'], 'in which the header and the theme switch are named, so they stay put while the content changes')
     await revealed(shown)
     t.equal(await shown.evaluate('document.documentElement.className'), theme, 'in the saved theme')
-    const { counted, afterInput } = await shown.evaluate<{ counted: string[], afterInput: string[] }>('({ counted: window.__layoutShifts, afterInput: window.__shiftsAfterInput })')
+    const { counted, afterInput } = await shown.evaluate<{ counted: Shift[], afterInput: Shift[] }>('({ counted: window.__layoutShifts, afterInput: window.__shiftsAfterInput })')
     // Named in the message, so that the one line a CI run prints of a failure says what moved.
     t.same(counted, [], `and nothing moved, prerendered, shown or hydrated (${JSON.stringify(counted)}; right after input or a resize: ${JSON.stringify(afterInput)})`)
   })
