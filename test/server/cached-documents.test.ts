@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { createElement, Suspense, use } from 'react'
 import t from 'tap'
 import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
@@ -5,18 +6,19 @@ import { assertHuman } from '../../src/server/security/honeypot.js'
 import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/app/plain-http-warning.js'
 import { screen } from '../helpers/screens.js'
 import { build, cacheOutcome, pageData, postForm, setCookie } from '../helpers/app.js'
+import { blockedInlineScripts } from '../helpers/csp.js'
 
 const VISITOR = { accept: 'text/html', cookie: 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis' }
 /** A person's browser: a bot waits for the whole document, so only a person's is streamed. */
 const PERSON = { ...VISITOR, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36' }
 
-function scriptNonce (headers: Record<string, unknown>): string {
-  const nonce = /script-src [^;]*'nonce-([^']+)'/.exec(String(headers['content-security-policy']))?.[1]
-  if (!nonce) throw new Error('no script nonce in the CSP')
-  return nonce
+function scriptNonce (headers: Record<string, unknown>): string | undefined {
+  return /script-src [^;]*'nonce-([^']+)'/.exec(String(headers['content-security-policy']))?.[1]
 }
 
-t.test('the same page data, asked for again, is kept and then served with its own nonce and honeypot token', async (t) => {
+const nonceAttributes = (html: string) => [...html.matchAll(/\snonce="([^"]*)"/g)].map(([, value]) => value)
+
+t.test('the same page data, asked for again, is kept, then served with its scripts allowed by hash and a fresh honeypot token', async (t) => {
   const { app } = await build(t, { honeypot: { now: (() => { let now = 1_750_000_000_000; return () => (now += 5000) })() } })
   const once = await app.inject({ url: '/', headers: VISITOR })
   t.equal(app.renderCache.size, 0, 'a document asked for once is not kept')
@@ -28,20 +30,39 @@ t.test('the same page data, asked for again, is kept and then served with its ow
 
   t.equal(second.statusCode, 200)
   t.equal(second.headers['content-type'], 'text/html; charset=utf-8')
-  for (const response of [first, second]) {
-    const nonce = scriptNonce(response.headers)
-    const nonces = [...response.body.matchAll(/\snonce="([^"]*)"/g)].map(([, value]) => value)
-    t.ok(nonces.length >= 2, 'the document has nonced scripts')
-    t.ok(nonces.every((value) => value === nonce), 'each carries the nonce of its own response')
-  }
-  const [one, two] = [first, second].map((response) => ({ nonce: scriptNonce(response.headers), token: pageData(response.body).honeyProps.encryptedValidFrom }))
-  t.not(one!.nonce, two!.nonce, 'a fresh nonce per response')
-  t.not(one!.token, two!.token, 'a fresh honeypot token once its second is over')
-  t.equal(
-    second.body.replaceAll(two!.nonce, 'NONCE').replaceAll(two!.token, 'TOKEN'),
-    first.body.replaceAll(one!.nonce, 'NONCE').replaceAll(one!.token, 'TOKEN'),
-    'otherwise the very same document'
-  )
+  const nonce = scriptNonce(first.headers)
+  t.ok(nonce, 'a rendered document is nonce-based')
+  t.ok(nonceAttributes(first.body).length >= 2 && nonceAttributes(first.body).every((value) => value === nonce), 'each of its scripts carries its nonce')
+  t.equal(scriptNonce(second.headers), undefined, 'a kept one has no nonce')
+  t.same(nonceAttributes(second.body), [], 'on none of its scripts')
+  t.match(String(second.headers['content-security-policy']), /script-src 'self'( 'sha256-[A-Za-z0-9+/]{43}=')+;/, 'its policy lists its inline scripts\' hashes')
+  for (const response of [first, second]) t.same(blockedInlineScripts(response.body, response.headers['content-security-policy']), [], 'every inline script is allowed')
+  const [one, two] = [first, second].map((response) => pageData(response.body).honeyProps.encryptedValidFrom)
+  t.not(one, two, 'a fresh honeypot token once its second is over')
+  const perResponse = (html: string, token: string) => html.replace(/ nonce="[^"]*"/g, '').replaceAll(token, 'TOKEN')
+  t.equal(perResponse(second.body, two!), perResponse(first.body, one!), 'otherwise the very same document')
+})
+
+t.test('hits within one honeypot token get the same bytes, in the encoding asked for', async (t) => {
+  let now = 1_750_000_000_000
+  const { app } = await build(t, { honeypot: { now: () => now } })
+  const ask = (encoding: string) => app.inject({ url: '/', headers: { ...VISITOR, 'accept-encoding': encoding } })
+  await ask('identity')
+  await ask('identity')
+  const [plain, br, gzip, brAgain] = [await ask('identity'), await ask('br'), await ask('gzip'), await ask('br')]
+  t.same([plain, br, gzip, brAgain].map(cacheOutcome), ['hit', 'hit', 'hit', 'hit'])
+  t.same([plain, br, gzip].map((response) => response.headers['content-encoding']), [undefined, 'br', 'gzip'])
+  for (const response of [plain, br, gzip]) t.match(String(response.headers.vary), /accept-encoding/i, 'Vary names Accept-Encoding')
+  t.equal(brotliDecompressSync(br.rawPayload).toString(), plain.body, 'br decodes to the same document')
+  t.equal(gunzipSync(gzip.rawPayload).toString(), plain.body, 'so does gzip')
+  t.ok(brAgain.rawPayload.equals(br.rawPayload), 'the same bytes for the next hit')
+  t.same(new Set([plain, br, gzip].map((response) => response.headers['content-security-policy'])).size, 1, 'with the same policy')
+  now += 5000
+  const later = await ask('br')
+  const html = brotliDecompressSync(later.rawPayload).toString()
+  t.not(pageData(html).honeyProps.encryptedValidFrom, pageData(plain.body).honeyProps.encryptedValidFrom, 'a new second, a new token')
+  t.not(later.headers['content-security-policy'], br.headers['content-security-policy'], 'and the policy follows the page data\'s new hash')
+  t.same(blockedInlineScripts(html, later.headers['content-security-policy']), [], 'which allows its scripts')
 })
 
 t.test('a page whose loader waits is kept too, and its loader still runs on every visit', async (t) => {

@@ -57,12 +57,13 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): B
   return Buffer.concat(pieces)
 }
 
-// Null renders every time: a toast shows once, a refused form holds one visitor's answers, and data carrying a
-// filling would become a slot (another visitor's token in place of a URL).
-export function renderCacheKey (data: PageData, fillings: Fillings, cacheable: boolean): string | null {
+// Null renders every time: a toast shows once, a refused form holds one visitor's answers, and data carrying the
+// honeypot token would become a slot (another visitor's token in place of a URL). The nonce is drawn after the data,
+// so no data carries it.
+export function renderCacheKey (data: PageData, honeypotToken: string, cacheable: boolean): string | null {
   if (!cacheable || data.toast || data.page.form) return null
   const key = JSON.stringify([data.requestInfo, data.page])
-  return key.includes(fillings.honeypotToken) || key.includes(fillings.nonce) ? null : key
+  return key.includes(honeypotToken) ? null : key
 }
 
 /** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */

@@ -9,10 +9,12 @@ import { speculationRules } from '../../../shared/speculation-rules.js'
 import { pageAssets, type AssetManifest } from '../../rendering/assets.js'
 import { publicEnv, type Env } from '../../env.js'
 import { STATUSES } from '../../errors.js'
-import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type Fillings, type RenderCacheOptions, type Template } from '../../rendering/render-cache.js'
+import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type RenderCacheOptions, type Template } from '../../rendering/render-cache.js'
 import { renderToHtml, sendDocument, type Delivery, type RenderOptions } from '../../rendering/render.js'
 import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-parts.js'
 import { negotiateEncoding } from '../../rendering/document-encoding.js'
+import { sealDocument, sealedBody, type SealedDocument } from '../../rendering/sealed-document.js'
+import { createNonce } from '../../security/nonce.js'
 import { requestSignal } from '../../http/request-abort.js'
 import { runsScripts } from '../../http/script-evidence.js'
 import { readRequestInfo } from '../../http/request-info.js'
@@ -78,11 +80,25 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     }
   }
 
-  function sendCached (reply: FastifyReply, data: PageData, template: Template, fillings: Fillings) {
-    const html = fillTemplate(template, fillings)
-    reply.status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(html)
+  // Per kept document, resealed when the honeypot token moves on; dropped with the document.
+  const sealed = new WeakMap<Template, SealedDocument>()
+  function sealedFor (template: Template, honeypotToken: string): SealedDocument {
+    let document = sealed.get(template)
+    if (document?.honeypotToken !== honeypotToken) sealed.set(template, document = sealDocument(template, honeypotToken))
+    return document
+  }
+
+  function sendCached (reply: FastifyReply, data: PageData, template: Template) {
+    const honeypotToken = data.honeyProps.encryptedValidFrom
+    const document = sealedFor(template, honeypotToken)
+    const encoding = negotiateEncoding(reply.request)
+    addVary(reply, 'Accept-Encoding')
+    if (encoding) reply.header('Content-Encoding', encoding)
+    reply.allowScriptsByHash(document.scriptHashes).status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(sealedBody(document, encoding))
     // A document with deferred parts rendered again would wait for parts that only its first request had.
     if (verifyHits && !data.page.deferred) {
+      const fillings = { nonce: createNonce(), honeypotToken }
+      const html = fillTemplate(template, fillings)
       renderToHtml(element(data, fillings.nonce), data, fillings.nonce, documentScript).then((fresh) => {
         const { id } = data.page
         if (!html.equals(Buffer.from(fresh))) reply.log.warn({ page: id }, `the page "${id}" rendered differently from its cached document: its component reads something besides its data (the clock, a random number); move that into its loader or mark the page cache: false`)
@@ -132,18 +148,20 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
     addVary(reply, PAGE_VARY)
     advertiseClientHints(reply)
-    const nonce = reply.cspNonce.script
-    const fillings: Fillings = { nonce, honeypotToken: data.honeyProps.encryptedValidFrom }
+    const honeypotToken = data.honeyProps.encryptedValidFrom
     // A document showing a failure's details (development) is rendered for that failure alone.
     const script = cause === undefined ? documentScript : devScript({ error: cause })
     const deferred = page.deferred ? deferredPartsOf(reply) : null
     const cacheable = !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
-    const key = script === documentScript ? renderCacheKey(data, fillings, cacheable) : null
+    const key = script === documentScript ? renderCacheKey(data, honeypotToken, cacheable) : null
     // A speculation may never be shown: it reads the cache but never counts as a sighting, so never changes what is kept.
     const visitor = speculation === 'none'
     const template = key === null ? undefined : visitor ? cache.get(key) : cache.peek(key)
     reply.timeDocument(page.id, template ? 'hit' : key === null || !visitor ? 'bypass' : 'miss')
-    if (template) sendCached(reply, data, template, fillings)
-    else render(reply, data, nonce, script, key !== null && visitor && cache.admits(key) ? cache.capture(key, fillings) : passThrough(), deferred)
+    if (template) return sendCached(reply, data, template)
+    // Drawn for a document rendered now only: a kept one allows its scripts by hash.
+    const nonce = reply.cspNonce.script
+    const capture = key !== null && visitor && cache.admits(key) ? cache.capture(key, { nonce, honeypotToken }) : passThrough()
+    render(reply, data, nonce, script, capture, deferred)
   })
 }, { name: 'page-rendering', fastify: '5.x', dependencies: ['security', 'honeypot', 'theme-cookie', 'flash-toasts', 'document-timing'] })

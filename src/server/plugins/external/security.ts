@@ -14,6 +14,8 @@ declare module 'fastify' {
   interface FastifyReply {
     /** This response's CSP nonce, drawn on first read: a response that never reads it gets a policy without one. */
     readonly cspNonce: { script: string }
+    /** Allows this response's inline scripts by their hashes (`sha256-…`) instead of a nonce: a kept document's. */
+    allowScriptsByHash (hashes: readonly string[]): FastifyReply
   }
 }
 
@@ -86,6 +88,13 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
       }
       return reply[NONCE]
     }
+  })
+  // Built once per list: a kept document hands the same one to each of its hits.
+  const hashedPolicies = new WeakMap<readonly string[], string>()
+  app.decorateReply('allowScriptsByHash', function (this: FastifyReply, hashes: readonly string[]) {
+    let policy = hashedPolicies.get(hashes)
+    if (policy === undefined) hashedPolicies.set(hashes, policy = `${beforeNonce}${hashes.map((hash) => ` '${hash}'`).join('')}${afterNonce}`)
+    return this.header('content-security-policy', policy)
   })
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers)

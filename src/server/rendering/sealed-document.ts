@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { COMPRESSION_LEVELS } from '../plugins/external/compression.js'
+import type { DocumentEncoding } from './document-encoding.js'
+import type { Template } from './render-cache.js'
+
+// A kept document as every hit gets it while the honeypot token stays the same (a second): its inline scripts are
+// allowed by their hashes instead of a per-response nonce, so its bytes are the same for each of those hits, and
+// each encoding is compressed once (docs/decisions/cached-documents-allow-scripts-by-hash.md).
+
+export interface SealedDocument {
+  readonly honeypotToken: string
+  readonly identity: Buffer
+  /** CSP sources (`sha256-…`), one per distinct inline script. */
+  readonly scriptHashes: readonly string[]
+  /** Filled in as each encoding is first asked for. */
+  readonly encoded: Partial<Record<'br' | 'gzip', Buffer>>
+}
+
+const NONCE_ATTRIBUTE_START = ' nonce="'
+
+export function sealDocument ({ parts, slots }: Template, honeypotToken: string): SealedDocument {
+  const texts = parts.map((part) => part.toString('utf8'))
+  let html = texts[0]!
+  for (let index = 0; index < slots.length; index++) {
+    let next = texts[index + 1]!
+    if (slots[index] === 'honeypotToken') {
+      html += honeypotToken
+    } else if (html.endsWith(NONCE_ATTRIBUTE_START) && next.startsWith('"')) {
+      // The nonce goes with its attribute; a nonce anywhere else is left empty.
+      html = html.slice(0, -NONCE_ATTRIBUTE_START.length)
+      next = next.slice(1)
+    }
+    html += next
+  }
+  return { honeypotToken, identity: Buffer.from(html), scriptHashes: inlineScriptHashes(html), encoded: {} }
+}
+
+// React escapes `>` in attribute values and every `</script` inside a script it writes, so the first `</script>`
+// after a tag ends it. A browser hashes a script's text as it stands between its tags (CSP 3, "script-src" hashes).
+const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/g
+const SOURCE_ATTRIBUTE = /\ssrc=/
+
+export function inlineScriptHashes (html: string): string[] {
+  const hashes = new Set<string>()
+  for (const [, attributes, text] of html.matchAll(SCRIPT)) {
+    if (SOURCE_ATTRIBUTE.test(attributes!)) continue
+    hashes.add(`sha256-${createHash('sha256').update(text!).digest('base64')}`)
+  }
+  return [...hashes]
+}
+
+/** The document in `encoding`, at the levels @fastify/compress uses for everything else. */
+export function sealedBody (document: SealedDocument, encoding: DocumentEncoding): Buffer {
+  if (encoding === null) return document.identity
+  const encoded = document.encoded as Record<'br' | 'gzip', Buffer | undefined>
+  return encoded[encoding] ??= encoding === 'br'
+    ? brotliCompressSync(document.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: COMPRESSION_LEVELS.brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: document.identity.length } })
+    : gzipSync(document.identity, { level: COMPRESSION_LEVELS.gzipLevel })
+}
