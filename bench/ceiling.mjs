@@ -35,9 +35,16 @@ for (const fixture of fixtures) {
   const key = `${fixture.method} ${fixture.path}`
   if (!routes.has(key)) routes.set(key, [])
   const body = Buffer.from(fixture.body, 'base64')
-  routes.get(key).push({ method: fixture.method, path: fixture.path, queryParameter: fixture.queryParameter, status: fixture.status, headers: rawHeaders(fixture.headers, body), body })
+  routes.get(key).push({ method: fixture.method, path: fixture.path, queryParameter: fixture.queryParameter, encoding: fixture.headers['content-encoding'], status: fixture.status, headers: rawHeaders(fixture.headers, body), body })
 }
-const fixtureFor = (variants, url) => variants.find((fixture) => fixture.queryParameter && url.includes(`${fixture.queryParameter}=`)) ?? variants.find((fixture) => !fixture.queryParameter)
+
+/** The fixture for an address (by its query parameter, if one was captured for it) and for what the request accepts. */
+function fixtureFor (variants, url, acceptEncoding = '') {
+  const forAddress = variants.filter((fixture) => fixture.queryParameter && url.includes(`${fixture.queryParameter}=`))
+  const candidates = forAddress.length > 0 ? forAddress : variants.filter((fixture) => !fixture.queryParameter)
+  // Compressed when the request accepts the encoding the app chose, as the app answered.
+  return candidates.find((fixture) => fixture.encoding && acceptEncoding.includes(fixture.encoding)) ?? candidates.find((fixture) => !fixture.encoding)
+}
 
 const replay = (response, fixture) => response.writeHead(fixture.status, fixture.headers).end(fixture.body)
 
@@ -50,7 +57,7 @@ if (kind === 'http') {
     request.resume()
     request.once('end', () => {
       if (!variants) return response.writeHead(404).end()
-      replay(response, fixtureFor(variants, request.url))
+      replay(response, fixtureFor(variants, request.url, request.headers['accept-encoding']))
     })
   })
   server.listen(Number(port), '127.0.0.1')
@@ -62,7 +69,7 @@ if (kind === 'http') {
   // no header copies. The handler returns nothing, or Fastify would send it.
   const send = (reply, fixture) => { replay(reply.hijack().raw, fixture) }
   for (const variants of routes.values()) {
-    const fixtureOf = variants.length === 1 ? () => variants[0] : (request) => fixtureFor(variants, request.url)
+    const fixtureOf = variants.length === 1 ? () => variants[0] : (request) => fixtureFor(variants, request.url, request.headers['accept-encoding'])
     app.route({
       method: variants[0].method,
       url: variants[0].path,

@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { request as httpRequest } from 'node:http'
 import { availableParallelism, cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { manifestPath } from '../build/paths.mjs'
@@ -53,6 +54,8 @@ const HOME = { method: 'GET', path: '/', headers: PAGE_HEADERS, target: TARGETS.
 // `peer`: React Router answers it too (--peers).
 const ALL_ROUTES = [
   { name: 'GET /', ...HOME, peer: true },
+  // What a browser asks for: every one accepts compression, and gets the kept document compressed.
+  { name: 'GET / (as browsers ask: br)', ...HOME, headers: { ...PAGE_HEADERS, 'accept-encoding': 'gzip, deflate, br, zstd' } },
   { name: 'GET / (metrics on)', ...HOME, server: 'metrics', costOver: 'GET /' },
   // Opt-in (BENCH_TRACING=1): a minute more, for the cost the README quotes.
   ...(process.env.BENCH_TRACING === '1' ? [{ name: 'GET / (tracing on)', ...HOME, server: 'tracing', costOver: 'GET /' }] : []),
@@ -100,22 +103,32 @@ const MEASURE_STREAMING = !ONLY || ONLY.includes('streaming')
 /** Headers that belong to one connection or one moment, not to the response. */
 const TRANSIENT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'])
 
+/** One request, its body as it came over the wire: fetch would hand back a compressed one decoded. */
+function rawRequest (url, { method, headers, body }) {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers }, (response) => {
+      const chunks = []
+      response.on('data', (chunk) => chunks.push(chunk))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end(body)
+  })
+}
+
 /** What the app answers for each route: the ceilings replay exactly this. */
 async function captureFixtures (url) {
   const fixtures = []
   // A variant's requests are the app's own: the ceiling answers them from the same fixture.
   for (const route of ALL_ROUTES.filter((route) => !route.server)) {
     const address = route.queryParameter ? `${route.path}?${route.queryParameter}=fixture` : route.path
-    // fetch asks for gzip unless told otherwise, and hands back the body decoded:
-    // the ceilings would replay plain bytes labelled gzip. wrk asks for no encoding.
-    const response = await fetch(`${url}${address}`, { method: route.method, headers: { 'accept-encoding': 'identity', ...route.headers }, body: route.body, redirect: 'manual' })
+    // wrk asks for no encoding unless the route does: then the app's compressed bytes are what the ceilings replay.
+    const response = await rawRequest(`${url}${address}`, { method: route.method, headers: { 'accept-encoding': 'identity', ...route.headers }, body: route.body })
     const headers = {}
-    for (const [name, value] of response.headers) if (!TRANSIENT_HEADERS.has(name)) headers[name] = value
-    const setCookies = response.headers.getSetCookie()
-    if (setCookies.length > 0) headers['set-cookie'] = setCookies
-    const body = Buffer.from(await response.arrayBuffer())
+    for (const [name, value] of Object.entries(response.headers)) if (!TRANSIENT_HEADERS.has(name)) headers[name] = value
     if (response.status >= 400) throw new Error(`${route.name} answered ${response.status}: the bench needs a working app`)
-    fixtures.push({ method: route.method, path: route.path, queryParameter: route.queryParameter, status: response.status, headers, body: body.toString('base64'), bytes: body.length })
+    fixtures.push({ method: route.method, path: route.path, queryParameter: route.queryParameter, status: response.status, headers, body: response.body.toString('base64'), bytes: response.body.length })
   }
   return fixtures
 }
