@@ -7,6 +7,11 @@ export function scriptSources (policy: unknown): string[] {
   return directive?.slice(1) ?? []
 }
 
+/** The script nonce of a Content-Security-Policy header, or undefined when it has none. */
+export function scriptNonce (policy: unknown): string | undefined {
+  return scriptSources(policy).map((source) => /^'nonce-(.+)'$/.exec(source)?.[1]).find(Boolean)
+}
+
 /**
  * The inline scripts of `html` (their first 40 characters) that `policy` would block, as a browser decides: a script
  * runs when it carries the policy's nonce, or when its text hashes to one of the policy's sha256 sources.

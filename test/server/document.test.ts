@@ -10,7 +10,7 @@ import type { PageData, PublicEnv } from '../../src/shared/page-data.js'
 import type { LoaderContext } from '../../src/server/screens/index.js'
 import { screen } from '../helpers/screens.js'
 import { build, inlineScripts } from '../helpers/app.js'
-import { blockedInlineScripts } from '../helpers/csp.js'
+import { blockedInlineScripts, scriptNonce } from '../helpers/csp.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
 const MANIFEST = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { entry: string, styles: string[], preloads: string[] }
@@ -44,9 +44,8 @@ function head (html: string): string {
 
 /** The script nonce the Content-Security-Policy allows for this response. */
 function cspNonce (response: LightMyRequestResponse): string {
-  const policy = String(response.headers['content-security-policy'])
-  const nonce = /script-src [^;]*'nonce-([^']+)'/.exec(policy)?.[1]
-  if (!nonce) throw new Error(`no script nonce in ${policy}`)
+  const nonce = scriptNonce(response.headers['content-security-policy'])
+  if (!nonce) throw new Error(`no script nonce in ${String(response.headers['content-security-policy'])}`)
   return nonce
 }
 

@@ -53,8 +53,7 @@ export function inlineScriptHashes (html: string): string[] {
 /** The document in `encoding`, at the levels @fastify/compress uses for everything else. */
 export function sealedBody (document: SealedDocument, encoding: DocumentEncoding): Buffer {
   if (encoding === null) return document.identity
-  const encoded = document.encoded as Record<'br' | 'gzip', Buffer | undefined>
-  return encoded[encoding] ??= encoding === 'br'
+  return document.encoded[encoding] ??= encoding === 'br'
     ? brotliCompressSync(document.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: COMPRESSION_LEVELS.brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: document.identity.length } })
     : gzipSync(document.identity, { level: COMPRESSION_LEVELS.gzipLevel })
 }
