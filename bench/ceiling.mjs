@@ -1,6 +1,6 @@
 // The ceiling: a server answering the benchmarked routes with the exact bytes
 // and headers the app produced, precomputed. No rendering, no validation, no
-// plugins. Two of them, by the last argument:
+// plugins. Three of them, by the last argument:
 //   fastify  Fastify's routing and request handling, as the app pays them,
 //            then the cheapest answer Node can write: the app's ratios are
 //            taken against it.
@@ -8,8 +8,13 @@
 //            what a Node server can do at all. The bench checks that the
 //            Fastify ceiling comes close to it, which a generator that runs
 //            out first would not let show.
-// Both answer through replay(): one writeHead with a precomputed flat array of
-// raw headers, content-length included, then the body. Fastify's reply API
+//   reply    Fastify's own reply (reply.code().headers().send()), with a form
+//            body parsed as a string: what a Fastify route that only sends
+//            bytes it already holds can reach. Not a ceiling: a reference,
+//            printed beside the check, for how much of the ceiling any
+//            Fastify app keeps before it does anything of its own.
+// The first two answer through replay(): one writeHead with a precomputed
+// flat array of raw headers, content-length included, then the body. Fastify's reply API
 // (reply.code().headers().send()) copies and checks the app's fifteen to
 // twenty headers one by one, a third more CPU per cached GET / than the bare
 // server on the same bytes: a ceiling that reads low flatters the app.
@@ -35,7 +40,7 @@ for (const fixture of fixtures) {
   const key = `${fixture.method} ${fixture.path}`
   if (!routes.has(key)) routes.set(key, [])
   const body = Buffer.from(fixture.body, 'base64')
-  routes.get(key).push({ method: fixture.method, path: fixture.path, queryParameter: fixture.queryParameter, encoding: fixture.headers['content-encoding'], status: fixture.status, headers: rawHeaders(fixture.headers, body), body })
+  routes.get(key).push({ method: fixture.method, path: fixture.path, queryParameter: fixture.queryParameter, encoding: fixture.headers['content-encoding'], status: fixture.status, headers: rawHeaders(fixture.headers, body), replyHeaders: fixture.headers, body })
 }
 
 /** The fixture for an address (by its query parameter, if one was captured for it) and for what the request accepts. */
@@ -45,6 +50,9 @@ function fixtureFor (variants, url, acceptEncoding = '') {
   // Compressed when the request accepts the encoding the app chose, as the app answered.
   return candidates.find((fixture) => fixture.encoding && acceptEncoding.includes(fixture.encoding)) ?? candidates.find((fixture) => !fixture.encoding)
 }
+
+/** For a Fastify route: the fixture a request gets, chosen only when its route has more than one. */
+const chooser = (variants) => variants.length === 1 ? () => variants[0] : (request) => fixtureFor(variants, request.url, request.headers['accept-encoding'])
 
 const replay = (response, fixture) => response.writeHead(fixture.status, fixture.headers).end(fixture.body)
 
@@ -63,13 +71,29 @@ if (kind === 'http') {
   server.listen(Number(port), '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   close = () => new Promise((resolve) => server.close(resolve))
+} else if (kind === 'reply') {
+  const app = Fastify({ logger: false })
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  for (const variants of routes.values()) {
+    const fixtureOf = chooser(variants)
+    app.route({
+      method: variants[0].method,
+      url: variants[0].path,
+      handler (request, reply) {
+        const fixture = fixtureOf(request)
+        reply.code(fixture.status).headers(fixture.replyHeaders).send(fixture.body)
+      }
+    })
+  }
+  await app.listen({ port: Number(port), host: '127.0.0.1' })
+  close = () => app.close()
 } else {
   const app = Fastify({ logger: false })
   // Hijacked, the reply is Fastify's no longer: no serialization, no onSend,
   // no header copies. The handler returns nothing, or Fastify would send it.
   const send = (reply, fixture) => { replay(reply.hijack().raw, fixture) }
   for (const variants of routes.values()) {
-    const fixtureOf = variants.length === 1 ? () => variants[0] : (request) => fixtureFor(variants, request.url, request.headers['accept-encoding'])
+    const fixtureOf = chooser(variants)
     app.route({
       method: variants[0].method,
       url: variants[0].path,

@@ -179,31 +179,38 @@ async function measureStartup () {
 
 /**
  * The ceiling checked against Node's own http server replaying the same
- * bytes, each at both connection counts, alternating which goes first; the
- * median of CHECK_REPEATS runs of each, in requests/s, and each server's CPU
- * µs per request at its better count, which a busy machine moves less.
+ * bytes, each at both connection counts, turn about; the median of
+ * CHECK_REPEATS runs of each, in requests/s, and each server's CPU µs per
+ * request at its better count, which a busy machine moves less. Fastify's
+ * own reply sending the same bytes joins the turns at the bench's count: the
+ * share of the ceiling that any Fastify route keeps (`reply`).
  */
-async function checkCeiling (route, ceiling, bare) {
-  const readings = { ceiling: {}, bare: {} }
-  const micros = { ceiling: {}, bare: {} }
+async function checkCeiling (route, servers) {
+  const readings = { ceiling: {}, bare: {}, reply: {} }
+  const micros = { ceiling: {}, bare: {}, reply: {} }
   for (const connections of CHECK_CONNECTIONS) {
-    const runs = { ceiling: [], bare: [] }
+    const names = connections === CONNECTIONS ? ['ceiling', 'bare', 'reply'] : ['ceiling', 'bare']
+    const runs = Object.fromEntries(names.map((name) => [name, []]))
     for (let repeat = 0; repeat < CHECK_REPEATS; repeat++) {
-      for (const name of repeat % 2 ? ['bare', 'ceiling'] : ['ceiling', 'bare']) {
-        const server = name === 'bare' ? bare : ceiling
+      for (const name of rotate(names, repeat)) {
+        const server = servers[name]
         const before = await cpuUsageMicros(server.child)
         const run = await load(server, route, { connections })
         runs[name].push({ ...run, cpuMicros: (await cpuUsageMicros(server.child) - before) / Math.max(1, run.requests) })
       }
     }
-    for (const name of ['ceiling', 'bare']) {
+    for (const name of names) {
       readings[name][connections] = Math.round(median(runs[name].map((run) => run.rps)))
       micros[name][connections] = round1(median(runs[name].map((run) => run.cpuMicros)))
     }
   }
   const check = ceilingCheck(readings.ceiling, readings.bare)
-  return { ...readings, ...check, cpuMicros: { ceiling: micros.ceiling[check.ceilingConnections], bare: micros.bare[check.bareConnections] } }
+  const reply = { rps: readings.reply[CONNECTIONS], ofCeiling: round3(readings.reply[CONNECTIONS] / readings.ceiling[CONNECTIONS]), cpuMicros: micros.reply[CONNECTIONS] }
+  return { ceiling: readings.ceiling, bare: readings.bare, ...check, cpuMicros: { ceiling: micros.ceiling[check.ceilingConnections], bare: micros.bare[check.bareConnections] }, reply }
 }
+
+/** `names` turned `turn` places: each goes first in its turn. */
+const rotate = (names, turn) => names.map((_name, index) => names[(index + turn) % names.length])
 
 /** The time-to-head client (bench/time-to-head.mjs) on the generator's core, for one run. */
 async function timeToHead (url, { path, headers }) {
@@ -323,25 +330,25 @@ async function main () {
   const fixturesPath = join(root, 'bench/results/fixtures.json')
   await mkdir(dirname(fixturesPath), { recursive: true })
   await writeFile(fixturesPath, JSON.stringify(fixtures))
-  for (const kind of ['fastify', 'http']) {
+  for (const [name, kind] of [['ceiling', 'fastify'], ['bare', 'http'], ['reply', 'reply']]) {
     const port = await freePort()
     const child = pinned(SERVER_CORE, [join(root, 'bench/ceiling.mjs'), fixturesPath, String(port), kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
     await once(child, 'message')
-    servers[kind === 'fastify' ? 'ceiling' : 'bare'] = { url: `http://127.0.0.1:${port}`, pid: child.pid, child }
+    servers[name] = { url: `http://127.0.0.1:${port}`, pid: child.pid, child }
   }
   const serverOf = (route, name) => name === 'app' ? servers[route.server ?? 'app'] : servers[name]
 
   console.log(`warming up (${WARMUP} s per route and server)`)
   for (const route of ROUTES) {
-    for (const name of CHECK_ONLY ? ['ceiling', 'bare'] : ['app', 'ceiling', 'bare', 'peer']) {
-      if ((name === 'bare' && route.server) || (name === 'peer' && !(PEERS && route.peer))) continue
+    for (const name of CHECK_ONLY ? ['ceiling', 'bare', 'reply'] : ['app', 'ceiling', 'bare', 'reply', 'peer']) {
+      if (((name === 'bare' || name === 'reply') && route.server) || (name === 'peer' && !(PEERS && route.peer))) continue
       await load(serverOf(route, name), route, { seconds: WARMUP })
     }
   }
 
   console.log(`checking the ceiling against Node's http server at ${CHECK_CONNECTIONS.join(' and ')} connections`)
   const ceilingChecks = {}
-  for (const route of ROUTES.filter((route) => !route.server)) ceilingChecks[route.name] = await checkCeiling(route, servers.ceiling, servers.bare)
+  for (const route of ROUTES.filter((route) => !route.server)) ceilingChecks[route.name] = await checkCeiling(route, servers)
   if (CHECK_ONLY) {
     // The check alone, while working on the ceiling: printed, nothing written.
     printCeilingChecks(ceilingChecks)
@@ -513,11 +520,12 @@ function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, star
 
 /** Each route's check: requests/s at both counts, the share, and the CPU µs per request of each server at its better count. */
 function printCeilingChecks (ceilingChecks) {
-  const rows = [['ceiling check', ...CHECK_CONNECTIONS.map((count) => `ceiling @${count}`), ...CHECK_CONNECTIONS.map((count) => `bare http @${count}`), 'ceiling ÷ bare', `≥ ${CEILING_SHARE_OF_BARE * 100}%`, 'CPU µs/request, ceiling / bare']]
+  const rows = [['ceiling check', ...CHECK_CONNECTIONS.map((count) => `ceiling @${count}`), ...CHECK_CONNECTIONS.map((count) => `bare http @${count}`), 'ceiling ÷ bare', `≥ ${CEILING_SHARE_OF_BARE * 100}%`, 'CPU µs/request, ceiling / bare', `Fastify reply @${CONNECTIONS}`, '÷ ceiling']]
   for (const [name, check] of Object.entries(ceilingChecks)) {
-    rows.push([name, ...CHECK_CONNECTIONS.map((count) => String(check.ceiling[count])), ...CHECK_CONNECTIONS.map((count) => String(check.bare[count])), percent(check.share), check.valid ? 'ok' : 'VOID', `${check.cpuMicros.ceiling} / ${check.cpuMicros.bare}`])
+    rows.push([name, ...CHECK_CONNECTIONS.map((count) => String(check.ceiling[count])), ...CHECK_CONNECTIONS.map((count) => String(check.bare[count])), percent(check.share), check.valid ? 'ok' : 'VOID', `${check.cpuMicros.ceiling} / ${check.cpuMicros.bare}`, String(check.reply.rps), percent(check.reply.ofCeiling)])
   }
   printRows(rows)
+  console.log(`Fastify reply: the same bytes sent through reply.code().headers().send(), no plugins; what any Fastify route keeps of the ceiling`)
 }
 
 function printStreamingAndStartup (streaming, startup) {
