@@ -61,6 +61,27 @@ t.test('hits within one honeypot token get the same bytes, in the encoding asked
   t.same(blockedInlineScripts(html, later.headers['content-security-policy']), [], 'which allows its scripts')
 })
 
+t.test('a browser gets its document in one encoding, rendered, kept or streamed', async (t) => {
+  const slow = new Promise<string>((resolve) => setTimeout(() => resolve('arrived later'), 20))
+  function Later () {
+    return createElement('p', null, use(slow))
+  }
+  const streams = screen({
+    path: '/streams',
+    component: () => createElement(Suspense, { fallback: createElement('p', null, 'Loading…') }, createElement(Later))
+  })
+  const { app } = await build(t, { screens: { streams } })
+  // Chromium's Accept-Encoding: it takes gzip, brotli and more alike, so the server's preference decides.
+  const CHROMIUM = { ...PERSON, 'accept-encoding': 'gzip, deflate, br, zstd' }
+  const home = [await app.inject({ url: '/', headers: CHROMIUM }), await app.inject({ url: '/', headers: CHROMIUM }), await app.inject({ url: '/', headers: CHROMIUM })]
+  t.same(home.map(cacheOutcome), ['miss', 'miss', 'hit'], 'rendered twice, then kept')
+  t.same(home.map((response) => response.headers['content-encoding']), ['br', 'br', 'br'])
+  const streamed = await app.inject({ url: '/streams', headers: CHROMIUM })
+  t.equal(streamed.headers['transfer-encoding'], 'chunked', 'streamed from its shell')
+  t.equal(streamed.headers['content-encoding'], 'br')
+  t.match(brotliDecompressSync(streamed.rawPayload).toString(), /arrived later/)
+})
+
 t.test('a page whose loader waits is kept too, and its loader still runs on every visit', async (t) => {
   let visits = 0
   const report = screen<{ visits: number }>({

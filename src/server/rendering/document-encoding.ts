@@ -1,17 +1,24 @@
 import type { FastifyRequest } from 'fastify'
-import Negotiator from 'negotiator'
+import { negotiate } from '@fastify/accept-negotiator'
 import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { constants, createBrotliCompress, createGzip } from 'node:zlib'
-import { COMPRESSION_LEVELS } from '../plugins/external/compression.js'
+import { COMPRESSION_ENCODINGS, COMPRESSION_LEVELS } from '../plugins/external/compression.js'
 
-export type DocumentEncoding = 'br' | 'gzip' | null
+export type DocumentEncoding = typeof COMPRESSION_ENCODINGS[number] | null
+
+// Read as @fastify/compress reads it, so that a document gets the same encoding however it is sent: `*` and `x-gzip`
+// stand for gzip, and where the client likes two alike, the server's order decides (brotli, for a browser).
+const GZIP_ALIASES = /\*|x-gzip/gu
 
 /** As @fastify/compress would choose for the same request; null sends the document as it is. */
 export function negotiateEncoding (request: FastifyRequest): DocumentEncoding {
   const accept = request.headers['accept-encoding']
   if (accept === undefined || request.headers['x-no-compression'] !== undefined) return null
-  const chosen = new Negotiator({ headers: { 'accept-encoding': accept } }).encoding(['br', 'gzip', 'identity'])
-  return chosen === 'br' || chosen === 'gzip' ? chosen : null
+  return encodingFor(accept)
+}
+
+export function encodingFor (accept: string): DocumentEncoding {
+  return negotiate(accept.toLowerCase().replace(GZIP_ALIASES, 'gzip'), COMPRESSION_ENCODINGS)
 }
 
 /** Where a document that waits is written: `input` takes HTML, `body` is what the reply sends. */
