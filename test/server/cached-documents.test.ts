@@ -62,8 +62,10 @@ t.test('hits within one honeypot token get the same bytes, in the encoding asked
 })
 
 t.test('a browser gets its document in one encoding, rendered, kept or streamed', async (t) => {
-  const slow = new Promise<string>((resolve) => setTimeout(() => resolve('arrived later'), 20))
+  // Started by the first render, so that the page waits on it however long the requests before took.
+  let slow: Promise<string> | undefined
   function Later () {
+    slow ??= new Promise((resolve) => setTimeout(() => resolve('arrived later'), 20))
     return createElement('p', null, use(slow))
   }
   const streams = screen({
