@@ -20,6 +20,13 @@ t.test('one rule: JSON only for a client whose Accept prefers it to HTML', async
     ['application/xml', false]
   ]
   for (const [accept, json] of cases) t.equal(wantsJson(asking(accept)), json, `Accept: ${accept ?? '(none)'}`)
+  for (const [accept, json] of cases) t.equal(wantsJson(asking(accept)), json, `the same answer the second time: ${accept ?? '(none)'}`)
+})
+
+t.test('an Accept longer than any browser sends is read all the same', async (t) => {
+  const padding = Array.from({ length: 60 }, (_, index) => `application/x-padding-${index};q=0.1`).join(', ')
+  t.equal(wantsJson(asking(`${padding}, text/html;q=0.5, application/json`)), true)
+  t.equal(wantsJson(asking(`${padding}, text/html, application/json;q=0.5`)), false)
 })
 
 t.test('every answer negotiated by Accept says so, and no shared cache stores it', async (t) => {
