@@ -1,29 +1,35 @@
 import t from 'tap'
 import { encodingFor } from '../../src/server/rendering/document-encoding.js'
+import { PER_RESPONSE_ENCODINGS, REUSED_ENCODINGS } from '../../src/server/plugins/external/compression.js'
 
-// What a document is compressed with, from the request's Accept-Encoding: as @fastify/compress chooses, so that a
-// document gets the same bytes whether it was rendered for the request, kept from an earlier one, or streamed.
+// What a document is compressed with, from the request's Accept-Encoding, read as @fastify/compress reads it. A
+// browser takes gzip and brotli alike, so the server's preference decides: gzip for a document compressed for its
+// response alone (as @fastify/compress compresses a rendered one), brotli for one compressed once for many (kept).
 
-t.test('brotli for a browser, which takes gzip, brotli and more alike: the server\'s preference breaks the tie', async (t) => {
-  t.equal(encodingFor('gzip, deflate, br, zstd'), 'br', 'Chromium')
-  t.equal(encodingFor('gzip, deflate, br'), 'br', 'Firefox, Safari')
-  t.equal(encodingFor('br;q=0.5, gzip;q=0.5'), 'br')
+t.test('a browser, which takes both alike, gets gzip for its response alone and brotli where it is reused', async (t) => {
+  for (const browser of ['gzip, deflate, br, zstd', 'gzip, deflate, br', 'br, gzip']) {
+    t.equal(encodingFor(browser), 'gzip', `${browser}: per response`)
+    t.equal(encodingFor(browser, PER_RESPONSE_ENCODINGS), 'gzip')
+    t.equal(encodingFor(browser, REUSED_ENCODINGS), 'br', `${browser}: reused`)
+  }
 })
 
 t.test('the client\'s own preferences come first', async (t) => {
-  t.equal(encodingFor('br;q=0.5, gzip;q=0.9'), 'gzip')
-  t.equal(encodingFor('br;q=0, gzip'), 'gzip', 'q=0 refuses one')
-  t.equal(encodingFor('gzip'), 'gzip')
-  t.equal(encodingFor('GZIP'), 'gzip', 'whatever the case')
+  t.equal(encodingFor('br;q=0.9, gzip;q=0.5'), 'br')
+  t.equal(encodingFor('br;q=0.5, gzip;q=0.9', REUSED_ENCODINGS), 'gzip')
+  t.equal(encodingFor('br, gzip;q=0', PER_RESPONSE_ENCODINGS), 'br', 'q=0 refuses one')
+  t.equal(encodingFor('br'), 'br')
+  t.equal(encodingFor('GZIP', REUSED_ENCODINGS), 'gzip', 'whatever the case')
 })
 
 t.test('`*` and `x-gzip` stand for gzip, as @fastify/compress reads them', async (t) => {
-  t.equal(encodingFor('*'), 'gzip')
-  t.equal(encodingFor('x-gzip'), 'gzip')
+  t.equal(encodingFor('*', REUSED_ENCODINGS), 'gzip')
+  t.equal(encodingFor('x-gzip', REUSED_ENCODINGS), 'gzip')
 })
 
 t.test('nothing when the client takes neither', async (t) => {
-  t.equal(encodingFor('identity'), null)
-  t.equal(encodingFor('deflate, zstd'), null)
-  t.equal(encodingFor(''), null)
+  for (const accept of ['identity', 'deflate, zstd', '']) {
+    t.equal(encodingFor(accept), null)
+    t.equal(encodingFor(accept, REUSED_ENCODINGS), null)
+  }
 })

@@ -2,23 +2,26 @@ import type { FastifyRequest } from 'fastify'
 import { negotiate } from '@fastify/accept-negotiator'
 import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { constants, createBrotliCompress, createGzip } from 'node:zlib'
-import { COMPRESSION_ENCODINGS, COMPRESSION_LEVELS } from '../plugins/external/compression.js'
+import { COMPRESSION_LEVELS, PER_RESPONSE_ENCODINGS } from '../plugins/external/compression.js'
 
-export type DocumentEncoding = typeof COMPRESSION_ENCODINGS[number] | null
+export type DocumentEncoding = typeof PER_RESPONSE_ENCODINGS[number] | null
 
-// Read as @fastify/compress reads it, so that a document gets the same encoding however it is sent: `*` and `x-gzip`
-// stand for gzip, and where the client likes two alike, the server's order decides (brotli, for a browser).
+// Read as @fastify/compress reads it: `*` and `x-gzip` stand for gzip, and where the client takes two alike, the
+// server's order decides.
 const GZIP_ALIASES = /\*|x-gzip/gu
 
-/** As @fastify/compress would choose for the same request; null sends the document as it is. */
-export function negotiateEncoding (request: FastifyRequest): DocumentEncoding {
+/**
+ * The encoding a document is sent in, from the encodings a client accepts, preferred first where it takes them alike:
+ * by default those of a response compressed for itself alone, as @fastify/compress chooses. Null: as it is.
+ */
+export function negotiateEncoding (request: FastifyRequest, preferred = PER_RESPONSE_ENCODINGS): DocumentEncoding {
   const accept = request.headers['accept-encoding']
   if (accept === undefined || request.headers['x-no-compression'] !== undefined) return null
-  return encodingFor(accept)
+  return encodingFor(accept, preferred)
 }
 
-export function encodingFor (accept: string): DocumentEncoding {
-  return negotiate(accept.toLowerCase().replace(GZIP_ALIASES, 'gzip'), COMPRESSION_ENCODINGS)
+export function encodingFor (accept: string, preferred = PER_RESPONSE_ENCODINGS): DocumentEncoding {
+  return negotiate(accept.toLowerCase().replace(GZIP_ALIASES, 'gzip'), preferred)
 }
 
 /** Where a document that waits is written: `input` takes HTML, `body` is what the reply sends. */

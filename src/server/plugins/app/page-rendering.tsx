@@ -13,6 +13,7 @@ import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, t
 import { renderToHtml, sendDocument, type Delivery, type RenderOptions } from '../../rendering/render.js'
 import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-parts.js'
 import { negotiateEncoding } from '../../rendering/document-encoding.js'
+import { REUSED_ENCODINGS } from '../external/compression.js'
 import { sealDocument, sealedBody, type SealedDocument } from '../../rendering/sealed-document.js'
 import { createNonce } from '../../security/nonce.js'
 import { requestSignal } from '../../http/request-abort.js'
@@ -91,7 +92,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   function sendCached (reply: FastifyReply, data: PageData, template: Template) {
     const honeypotToken = data.honeyProps.encryptedValidFrom
     const document = sealedFor(template, honeypotToken)
-    const encoding = negotiateEncoding(reply.request)
+    // Compressed once for all its hits within the second: the smallest encoding the client takes.
+    const encoding = negotiateEncoding(reply.request, REUSED_ENCODINGS)
     addVary(reply, 'Accept-Encoding')
     if (encoding) reply.header('Content-Encoding', encoding)
     reply.allowScriptsByHash(document.scriptHashes).status(data.page.status).header('Content-Type', 'text/html; charset=utf-8').send(sealedBody(document, encoding))
