@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify'
 import { negotiate } from '@fastify/accept-negotiator'
 import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { constants, createBrotliCompress, createGzip } from 'node:zlib'
-import { COMPRESSION_LEVELS, PER_RESPONSE_ENCODINGS } from '../plugins/external/compression.js'
+import { COMPRESSION_LEVELS, PER_RESPONSE_ENCODINGS, type Encoding } from '../plugins/external/compression.js'
 
-export type DocumentEncoding = typeof PER_RESPONSE_ENCODINGS[number] | null
+export type DocumentEncoding = Encoding | null
 
 // Read as @fastify/compress reads it: `*` and `x-gzip` stand for gzip, and where the client takes two alike, the
 // server's order decides.

@@ -4,7 +4,9 @@ import { constants } from 'node:zlib'
 
 /** Shared with the documents that compress themselves (src/server/rendering/document-encoding.ts). */
 export const COMPRESSION_LEVELS = { brotliQuality: 4, gzipLevel: 6 }
-type Encoding = 'br' | 'gzip'
+
+export type Encoding = 'br' | 'gzip'
+
 /**
  * What a response compressed for itself alone (a rendered document, JSON) is sent in, preferred first where a client
  * takes both alike, as browsers do: gzip, which costs a third of brotli's CPU for a few percent more bytes (the 5.5 KB
