@@ -20,3 +20,13 @@ t.test('at most `limit` answers are kept, the oldest going first', async (t) => 
   echo('a')
   t.same(calls, ['a', 'falsy', 'c', 'a'], '"a", the oldest, was forgotten when "c" came; "falsy" was not')
 })
+
+t.test('a key longer than the bound is computed each time and never kept', async (t) => {
+  const calls: string[] = []
+  const length = boundedMemo(2, (key) => { calls.push(key); return key.length }, 4)
+  t.equal(length('abcdef'), 6)
+  t.equal(length('abcdef'), 6)
+  t.equal(length('abc'), 3)
+  t.equal(length('abc'), 3)
+  t.same(calls, ['abcdef', 'abcdef', 'abc'], 'the long key twice, the short one once')
+})

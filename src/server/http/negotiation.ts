@@ -4,17 +4,15 @@ import { boundedMemo } from '../../shared/bounded-memo.js'
 
 const OFFERED = ['text/html', 'application/json']
 
-const prefersJson = (accept: string) => new Negotiator({ headers: { accept } }).mediaType(OFFERED) === 'application/json'
 // A browser's Accept is long and the same on every request (reading Chromium's took the theme switch from 33k to 20k
 // answers a second): each is read once. Longer ones than any browser sends are read each time, so memory stays small.
-const REMEMBERED_CHARS = 512
-const prefersJsonOnce = boundedMemo(256, prefersJson)
+const prefersJson = boundedMemo(256, (accept) => new Negotiator({ headers: { accept } }).mediaType(OFFERED) === 'application/json', 512)
 
 /** JSON only when Accept prefers it to text/html (RFC 9110 §12.5.1): `*∕*` and no Accept get the page. */
 export function wantsJson (request: FastifyRequest): boolean {
   const accept = request.headers.accept
   if (accept === undefined || !accept.includes('application/')) return false
-  return accept.length <= REMEMBERED_CHARS ? prefersJsonOnce(accept) : prefersJson(accept)
+  return prefersJson(accept)
 }
 
 /** An answer that differs by Accept: no shared cache may hand one client's JSON to another's browser. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
-import { COMPRESSION_LEVELS } from '../plugins/external/compression.js'
+import { COMPRESSION_LEVELS, type Encoding } from '../plugins/external/compression.js'
 import type { DocumentEncoding } from './document-encoding.js'
 import type { Template } from './render-cache.js'
 
@@ -14,7 +14,7 @@ export interface SealedDocument {
   /** CSP sources (`sha256-…`), one per distinct inline script. */
   readonly scriptHashes: readonly string[]
   /** Filled in as each encoding is first asked for. */
-  readonly encoded: Partial<Record<'br' | 'gzip', Buffer>>
+  readonly encoded: Partial<Record<Encoding, Buffer>>
 }
 
 const NONCE_ATTRIBUTE_START = ' nonce="'
