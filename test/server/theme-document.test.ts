@@ -141,6 +141,9 @@ t.test('bots never get the client-hint reload', async (t) => {
   t.equal(checkInput(response).reload, false)
   t.equal(pageData(response.body).requestInfo.isBot, true)
   t.equal(checkInput(await get(app)).reload, true, 'browsers do')
+  // Longer than the judgements kept: judged each time, the same way.
+  const padded = `${GOOGLEBOT} ${'x'.repeat(2000)}`
+  for (const attempt of [1, 2]) t.equal(pageData((await get(app, { 'user-agent': padded })).body).requestInfo.isBot, true, `a bot with a 2 000-character agent (${attempt})`)
 })
 
 t.test('the switch is a real form in the shell, returning to the same path and query', async (t) => {

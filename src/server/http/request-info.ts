@@ -5,8 +5,11 @@ import { boundedMemo } from '../../shared/bounded-memo.js'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { readHints } from './client-hints.js'
 
-/** isbot runs one large regular expression: a visitor's user agent is judged once, not on every page. */
-const isBotAgent = boundedMemo(1024, isbot)
+/**
+ * isbot runs one large regular expression: a visitor's user agent is judged once, not on every page. Browsers' agents
+ * stay within a few hundred characters; a longer one is judged each time, never kept.
+ */
+const isBotAgent = boundedMemo(1024, isbot, 1024)
 
 /** A page shown for a POST (a 400 from the theme switch) is not an address to return to. */
 const pathOf = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD' ? request.url : '/'
@@ -26,11 +29,11 @@ export function readRequestInfo (request: FastifyRequest, path = pathOf(request)
   }
 }
 
-/** The same few hosts come back on every request; parsing each once is enough. */
+/** The same few hosts come back on every request; parsing each once is enough. A DNS name has at most 253 characters. */
 const originOf = boundedMemo(256, (address): string | null => {
   try {
     return new URL(address).origin
   } catch {
     return null
   }
-})
+}, 300)
