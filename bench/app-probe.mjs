@@ -6,11 +6,7 @@
 //                   `unique=` (asked for once), `popular=` (one of a set asked
 //                   for again and again), or neither;
 //   cpu-usage       the process's CPU time so far (process.cpuUsage, in µs),
-//                   finer than the 10 ms ticks of /proc;
-//   retained-memory what the process keeps once a full collection has run
-//                   (the heap in use, and what its objects hold outside it:
-//                   Buffers), in bytes. A leak grows it; V8 sizing its heap to
-//                   the load grows only the resident size. Needs --expose-gc.
+//                   finer than the 10 ms ticks of /proc.
 import { ServerResponse } from 'node:http'
 
 const counts = {}
@@ -34,11 +30,6 @@ ServerResponse.prototype.writeHead = function (status, ...rest) {
 process.on('message', (message) => {
   if (message === 'cache-outcomes') process.send({ cacheOutcomes: structuredClone(counts) })
   if (message === 'cpu-usage') process.send({ cpuUsage: process.cpuUsage() })
-  if (message === 'retained-memory') {
-    globalThis.gc()
-    const { heapUsed, external } = process.memoryUsage()
-    process.send({ retainedMemory: { heapUsed, external } })
-  }
 })
 // The IPC channel must not keep a draining app alive.
 process.channel?.unref()

@@ -85,13 +85,13 @@ const PROBE = join(root, 'bench', 'app-probe.mjs')
 
 /**
  * Starts the built app as production runs it (plus `env`), on its own core,
- * with the bench's probe (cacheOutcomes, cpuUsageMicros, retainedMiB);
- * resolves once it answers its health check.
+ * with the bench's probe (cacheOutcomes, cpuUsageMicros); resolves once it
+ * answers its health check.
  */
 export async function startApp (env = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = pinned(SERVER_CORE, ['--expose-gc', `--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
+  const child = pinned(SERVER_CORE, [`--import=${PROBE}`, 'dist/server/main.js'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: appEnv(port, env) })
   await waitForHealth(url, child)
   return { url, child }
 }
@@ -127,12 +127,6 @@ export const cacheOutcomes = (child) => askProbe(child, 'cache-outcomes', 'cache
 export const cpuUsageMicros = async (child) => {
   const { user, system } = await askProbe(child, 'cpu-usage', 'cpuUsage')
   return user + system
-}
-
-/** What the app keeps after a full collection (the probe's retained-memory), in MiB. */
-export const retainedMiB = async (child) => {
-  const { heapUsed, external } = await askProbe(child, 'retained-memory', 'retainedMemory')
-  return (heapUsed + external) / (1024 * 1024)
 }
 
 /** One GET on a fresh connection: its status once the whole body is in. */

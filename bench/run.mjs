@@ -20,7 +20,7 @@ import { manifestPath } from '../build/paths.mjs'
 import { sizesOf } from '../build/sizes.mjs'
 import { PEER_SERVER, preparePeer } from './peer.mjs'
 import { CEILING_SHARE_OF_BARE, ceilingCheck, combineTallies, generatorBound, hitRatio, javascriptStatus, median, memoryFlat, pairedCost, pairedRatio, percentile, runVerdict, startupStatus, streamCostStatus, TARGETS, targetStatus, timeToHeadStatus, totalTally } from './targets.mjs'
-import { cacheOutcomes, cpuUsageMicros, freePort, GENERATOR_CORE, measureLoad, pinned, retainedMiB, root, rssMiB, runMain, SERVER_CORE, startApp, startOtlpSink, startServer, timeStartup, VISITOR_COOKIES } from './harness.mjs'
+import { cacheOutcomes, cpuUsageMicros, freePort, GENERATOR_CORE, measureLoad, pinned, root, rssMiB, runMain, SERVER_CORE, startApp, startOtlpSink, startServer, timeStartup, VISITOR_COOKIES } from './harness.mjs'
 import { ensureWrk } from './wrk.mjs'
 
 const FLAGS = new Set(process.argv.slice(2))
@@ -364,9 +364,7 @@ async function main () {
 
   const runs = Object.fromEntries(ROUTES.map((route) => [route.name, { app: [], ceiling: [], peer: [] }]))
   const cacheTallies = Object.fromEntries(ROUTES.map((route) => [route.name, {}]))
-  // Read after each round: what the app keeps once collected (the check), and its resident size (V8 grows its heap
-  // to the load in the first rounds, docs/performance.md).
-  const memory = { retained: [], resident: [] }
+  const memory = []
   for (let round = 1; round <= ROUNDS; round++) {
     for (const route of ROUTES) {
       for (const name of turnOrder(route, round)) {
@@ -376,9 +374,8 @@ async function main () {
         if (probed) cacheTallies[route.name] = combineTallies(cacheTallies[route.name], combineTallies(await cacheOutcomes(probed), before, -1))
       }
     }
-    memory.retained.push(Number((await retainedMiB(app)).toFixed(1)))
-    memory.resident.push(Number((await rssMiB(app.pid)).toFixed(1)))
-    console.log(`round ${round}/${ROUNDS} done, app memory kept ${memory.retained.at(-1)} MiB, resident ${memory.resident.at(-1)} MiB`)
+    memory.push(Number((await rssMiB(app.pid)).toFixed(1)))
+    console.log(`round ${round}/${ROUNDS} done, app resident memory ${memory.at(-1)} MiB`)
   }
 
   const rpsOf = (name, side) => runs[name][side].map((run) => run.rps)
@@ -404,7 +401,7 @@ async function main () {
     const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
     if (!/^http_request_duration_seconds_count\{[^}]*route="\/"[^}]*\} [1-9]/m.test(scraped)) throw new Error('the metrics variant counted no GET /: were metrics on?')
   }
-  const memoryHeldFlat = memoryFlat(memory.retained)
+  const memoryHeldFlat = memoryFlat(memory)
 
   const mixed = process.env.BENCH_ONLY ? null : await measureMixed(servers.app)
 
@@ -448,7 +445,7 @@ async function main () {
     streaming,
     routes,
     mixed,
-    memory: { retainedAfterRoundMiB: memory.retained, rssAfterRoundMiB: memory.resident, flat: memoryHeldFlat },
+    memory: { rssAfterRoundMiB: memory, flat: memoryHeldFlat },
     client
   }
   const resultsFile = SHORT ? 'bench/results/short.json' : 'bench/results/latest.json'
@@ -474,7 +471,7 @@ function historyLine (results) {
     streaming && `streamed page time to head p50 ${streaming.timeToHead.p50} ms, p99 ${streaming.timeToHead.p99} ms, CPU ${streaming.cpu.ratio}× whole`,
     mixed && `popular hit ratio under 10 % unique ${percent(mixed.popularHitRatio)}`,
     startup && `start-up ${startup.medianReadyMs} ms, first GET / ${startup.medianFirstPageMs} ms (medians of ${startup.readyMs.length})`,
-    `memory kept ${memory.retainedAfterRoundMiB[0]} → ${memory.retainedAfterRoundMiB.at(-1)} MiB over ${memory.retainedAfterRoundMiB.length} rounds (${memory.flat ? 'flat' : 'GROWING'}), resident ${memory.rssAfterRoundMiB[0]} → ${memory.rssAfterRoundMiB.at(-1)} MiB`,
+    `memory ${memory.rssAfterRoundMiB[0]} → ${memory.rssAfterRoundMiB.at(-1)} MiB over ${memory.rssAfterRoundMiB.length} rounds (${memory.flat ? 'flat' : 'GROWING'})`,
     `initial JS: shell ${client.shell.gzip} KiB, with the heaviest page ${client.initial.gzip} KiB gzip`
   ].filter(Boolean)
   return `- ${parts.join('; ')}${verdict === 'met' ? '' : verdict === 'void' ? ` — VOID (ceiling below ${CEILING_SHARE_OF_BARE * 100} % of bare http)` : ' — TARGETS MISSED'}\n`
@@ -517,8 +514,7 @@ function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, star
     console.log(`\n${MIXED.name} (app alone, ${MIXED.seconds} s): ${mixed.rps} req/s, popular pages served from the cache ${percent(mixed.popularHitRatio)} (target > ${MIXED.popularHitTarget * 100}%: ${mixed.met ? 'met' : 'MISSED'}), unique ${percent(mixed.uniqueHitRatio)}, errors ${mixed.errors}, non-2xx/3xx ${mixed.badStatus}`)
   }
   printStreamingAndStartup(null, startup)
-  console.log(`app memory kept after each round (after a full collection): ${memory.retained.join(' → ')} MiB (${memoryHeldFlat ? 'flat' : 'GROWING'})`)
-  console.log(`app resident memory after each round: ${memory.resident.join(' → ')} MiB`)
+  console.log(`app resident memory after each round: ${memory.join(' → ')} MiB (${memoryHeldFlat ? 'flat' : 'GROWING'})`)
   console.log(`initial JavaScript, gzip as served: shell ${client.shell.gzip} KiB (budget ${client.budgets.shellKiB}), with the heaviest page "${client.heaviestPage.id}" ${client.initial.gzip} KiB (budget ${client.budgets.withHeaviestPageKiB}): ${STATUS_WORDS[client.status]}; ${client.initial.raw} KiB raw, ${client.initial.brotli} KiB brotli`)
   console.log(`tracker chunk:      ${client.tracker.raw} KiB raw, ${client.tracker.gzip} KiB gzip, ${client.tracker.brotli} KiB brotli (loaded after hydration)`)
   const verdictWords = {

@@ -95,18 +95,16 @@ export function pairedCost (variantMicros, baseMicros) {
 }
 
 /**
- * Whether memory held flat over the rounds, from one reading after each. A
- * reading can land anywhere in a sawtooth of filling and collection, or on a
- * level the memory settles at; a leak raises the peaks round after round.
- * Flat: the highest reading of the last third is at most 10 % (and 8 MiB)
- * above the highest of the first third. The bench reads what the app keeps
- * after a full collection: its resident size also grows, to a plateau, while
- * V8 sizes its heap to the load.
+ * Whether memory held flat over the rounds. Resident memory saws up and down
+ * as the heap fills and is collected, and settles where collection keeps
+ * pace, so one reading says little; a leak raises the peaks round after
+ * round. Flat: the highest reading of the last third is at most 10 % (and
+ * 8 MiB) above the highest of the first third.
  */
-export function memoryFlat (readingsMiB) {
-  const third = Math.max(1, Math.floor(readingsMiB.length / 3))
-  const firstPeak = Math.max(...readingsMiB.slice(0, third))
-  const lastPeak = Math.max(...readingsMiB.slice(-third))
+export function memoryFlat (rssMiB) {
+  const third = Math.max(1, Math.floor(rssMiB.length / 3))
+  const firstPeak = Math.max(...rssMiB.slice(0, third))
+  const lastPeak = Math.max(...rssMiB.slice(-third))
   return lastPeak <= Math.max(firstPeak * 1.1, firstPeak + 8)
 }
 
