@@ -98,14 +98,16 @@ export function pairedCost (variantMicros, baseMicros) {
  * Whether memory held flat over the rounds. Resident memory saws up and down
  * as the heap fills and is collected, and settles where collection keeps
  * pace, so one reading says little; a leak raises the peaks round after
- * round. Flat: the highest reading of the last third is at most 10 % (and
- * 8 MiB) above the highest of the first third.
+ * round. The first third is the warm-up: V8 grows its heap to the load then,
+ * and the resident size with it (docs/performance.md, "What the memory check
+ * reads"). Flat: the highest reading of the last third is at most 10 % (and
+ * 8 MiB) above the highest of the middle third.
  */
 export function memoryFlat (rssMiB) {
   const third = Math.max(1, Math.floor(rssMiB.length / 3))
-  const firstPeak = Math.max(...rssMiB.slice(0, third))
+  const middlePeak = Math.max(...rssMiB.slice(third, -third))
   const lastPeak = Math.max(...rssMiB.slice(-third))
-  return lastPeak <= Math.max(firstPeak * 1.1, firstPeak + 8)
+  return lastPeak <= Math.max(middlePeak * 1.1, middlePeak + 8)
 }
 
 /** The value at or below which `share` (0–1) of `values` lie, by nearest rank: p99 of 200 readings is the 198th. */

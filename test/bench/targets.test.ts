@@ -68,11 +68,15 @@ t.test('memory is flat when its peaks hold: the sawtooth of garbage collection, 
   t.equal(memoryFlat(sawtooth), true, 'its last reading is above its first, its peaks are not')
   const settled = [123.4, 130.1, 133.2, 136.6, 139.5, 142.5, 145.9, 149.5, 101.8, 111.5, 114, 116.6, 119.3, 132.5, 133, 132.3, 132.5, 132.6, 132.5, 132.5, 132.4, 132.5, 132.5, 132.5, 132.7, 132.6, 132.6, 132.7, 132, 132.2]
   t.equal(memoryFlat(settled), true, 'its floor rose from a deep collection to where it settled')
-  const leaking = [100, 120, 140, 110, 130, 150, 125, 145, 165]
-  t.equal(memoryFlat(leaking), false, 'each collection leaves more behind: peaks 140 → 165 MiB')
-  t.equal(memoryFlat([100, 100, 100, 107, 109, 108]), true, 'within 8 MiB')
-  t.equal(memoryFlat([300, 300, 300, 328, 329, 330]), true, 'within 10 %')
-  t.equal(memoryFlat([300, 300, 300, 331, 335, 340]), false)
+  // A run of 2026-11-27: V8 grew its heap to the load in the first rounds (the heap kept after collections held flat).
+  const sized = [143.8, 159.9, 159.6, 159.1, 159.3, 190, 192.3, 192.4, 192.5, 192.4, 193.2, 230.7, 249.1, 250.9, 254.7, 257.5, 260.2, 260.6, 261, 260.5, 260.7, 260.8, 266.8, 267, 267.7, 267.8, 267.7, 267.8, 267.6, 268.1]
+  t.equal(memoryFlat(sized), true, 'the first third is the warm-up: growth there is V8 sizing its heap')
+  const leaking = [100, 120, 140, 115, 135, 155, 135, 155, 175]
+  t.equal(memoryFlat(leaking), false, 'each collection leaves more behind: peaks 140 → 155 → 175 MiB')
+  t.equal(memoryFlat([100, 100, 100, 100, 100, 100, 107, 109, 108]), true, 'within 8 MiB')
+  t.equal(memoryFlat([300, 300, 300, 300, 300, 300, 328, 329, 330]), true, 'within 10 %')
+  t.equal(memoryFlat([300, 300, 300, 300, 300, 300, 331, 335, 340]), false)
+  t.equal(memoryFlat([100, 150, 200, 300, 300, 300, 300, 300, 300]), true, 'however much it grew while warming up')
 })
 
 t.test('the targets are issue 27\'s table', async (t) => {
