@@ -67,7 +67,7 @@ const ALL_ROUTES = [
     name: 'POST /resources/theme-switch',
     method: 'POST',
     path: '/resources/theme-switch',
-    // Chromium's Accept for a navigation, a form's included: reading it once cost negotiator a third of the route.
+    // Chromium's Accept for a navigation, a form's included: what a browser's post costs the app to read.
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: CHROMIUM_ACCEPT, cookie: VISITOR_COOKIES },
     body: 'theme=light&redirectTo=%2F',
     target: TARGETS.themeSwitch,

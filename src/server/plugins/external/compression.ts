@@ -9,8 +9,8 @@ export type Encoding = 'br' | 'gzip'
 
 /**
  * What a response compressed for itself alone (a rendered document, JSON) is sent in, preferred first where a client
- * takes both alike, as browsers do: gzip, which costs a third of brotli's CPU for a few percent more bytes (the 5.5 KB
- * home page: 41 µs and 2430 bytes against 128 µs and 2327; docs/decisions/compression-by-reuse.md).
+ * takes both alike, as browsers do: gzip, which costs a third of brotli's CPU for a few percent more bytes
+ * (docs/decisions/compression-by-reuse.md).
  */
 export const PER_RESPONSE_ENCODINGS: Encoding[] = ['gzip', 'br']
 /** What a body compressed once for many responses (a kept document) is sent in: brotli, the smaller, first. */
