@@ -8,8 +8,10 @@
 //   npm run bench -- --peers        also React Router 7 (bench/peers/react-router/), installed on first use
 //
 // Servers run pinned to core 0, wrk to core 1, so they do not fight for a
-// core. Rounds interleave the servers so that machine noise hits each alike.
-// Everything listens on 127.0.0.1 and is stopped at the end.
+// core, and both cores are kept out of idle (bench/cores-awake.mjs;
+// BENCH_CORES_IDLE=1 lets them idle). Rounds interleave the servers so that
+// machine noise hits each alike. Everything listens on 127.0.0.1 and is
+// stopped at the end.
 import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -18,6 +20,7 @@ import { availableParallelism, cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { manifestPath } from '../build/paths.mjs'
 import { sizesOf } from '../build/sizes.mjs'
+import { holdCoresAwake } from './cores-awake.mjs'
 import { PEER_SERVER, preparePeer } from './peer.mjs'
 import { CEILING_SHARE_OF_BARE, ceilingCheck, combineTallies, generatorBound, hitRatio, javascriptStatus, median, memoryFlat, pairedCost, pairedRatio, percentile, runVerdict, startupStatus, streamCostStatus, TARGETS, targetStatus, timeToHeadStatus, totalTally } from './targets.mjs'
 import { cacheOutcomes, cpuUsageMicros, freePort, GENERATOR_CORE, measureLoad, pinned, root, rssMiB, runMain, SERVER_CORE, startApp, startOtlpSink, startServer, timeStartup, VISITOR_COOKIES } from './harness.mjs'
@@ -301,6 +304,7 @@ async function main () {
   execFileSync(process.execPath, ['build/cli.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' })
   ensureWrk()
   if (PEERS) await preparePeer()
+  const cores = coresForRun()
 
   let startup = null
   if (MEASURE_STARTUP) {
@@ -436,6 +440,7 @@ async function main () {
     node: process.version,
     machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown' },
     generator: { tool: 'wrk', threads: 1, connections: CONNECTIONS, checkConnections: CHECK_CONNECTIONS, core: GENERATOR_CORE, serverCore: SERVER_CORE },
+    coresHeldAwake: cores.held,
     rounds: ROUNDS,
     durationSeconds: DURATION,
     targets: TARGETS,
@@ -467,7 +472,7 @@ function historyLine (results) {
     return `${name} ${app.rps} rps (${Math.round(ratio * 100)}% of ceiling${status === 'unproven' ? ', ceiling generator-bound' : ''}${beside}${cost})`
   }).join('; ')
   const parts = [
-    `${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}, wrk ${results.generator.connections} connections: ${line}`,
+    `${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.node}, wrk ${results.generator.connections} connections, cores ${results.coresHeldAwake ? 'held awake' : 'free to idle'}: ${line}`,
     streaming && `streamed page time to head p50 ${streaming.timeToHead.p50} ms, p99 ${streaming.timeToHead.p99} ms, CPU ${streaming.cpu.ratio}× whole`,
     mixed && `popular hit ratio under 10 % unique ${percent(mixed.popularHitRatio)}`,
     startup && `start-up ${startup.medianReadyMs} ms, first GET / ${startup.medianFirstPageMs} ms (medians of ${startup.readyMs.length})`,
@@ -545,6 +550,17 @@ function printStreamingAndStartup (streaming, startup) {
     console.log(`start-up to readiness: median ${startup.medianReadyMs} ms of ${startup.readyMs.length} (${startup.readyMs.join(', ')}) (target ≤ ${startup.targetMs} ms: ${STATUS_WORDS[startup.status]})`)
     console.log(`first GET / after start: median ${startup.medianFirstPageMs} ms (${startup.firstPageMs.join(', ')})`)
   }
+}
+
+/** The cores held out of idle for the run, unless BENCH_CORES_IDLE=1; says which, since it moves every ratio. */
+function coresForRun () {
+  if (process.env.BENCH_CORES_IDLE === '1') {
+    console.log('cores free to idle (BENCH_CORES_IDLE=1): each answer pays for waking an idle generator')
+    return { held: false }
+  }
+  const cores = holdCoresAwake()
+  console.log(cores.held ? `cores held out of idle for the run (${cores.device} = 0 µs)` : `cores free to idle: ${cores.device} could not be written (${cores.reason}), so each answer pays for waking an idle generator`)
+  return cores
 }
 
 await runMain('bench', main)
