@@ -3,7 +3,7 @@
 // of one-off addresses, the time from process start to readiness, and the
 // JavaScript a visit loads first. docs/performance.md describes the method.
 //
-//   npm run bench                   the full run (about eight minutes; ten with --peers)
+//   npm run bench                   the full run (about ten minutes; thirteen with --peers)
 //   npm run bench -- --short        a few rounds of everything, to try the bench itself; not a result
 //   npm run bench -- --peers        also React Router 7 (bench/peers/react-router/), installed on first use
 //
@@ -90,7 +90,7 @@ const ALL_ROUTES = [
 const MIXED = { name: 'GET / 90 % popular, 10 % unique', path: '/', headers: PAGE_HEADERS, addresses: { kind: 'mixed', popular: 1500, uniqueShare: 0.1, uniqueAsks: 2 }, warmupRequests: 12_000, seconds: setting('BENCH_MIXED_SECONDS', 10, 2), popularHitTarget: 0.95 }
 
 /** The streaming example with data that takes a second, streamed and whole, in interleaved rounds of STREAM.seconds each. */
-const STREAM = { delayMs: 1000, rounds: setting('BENCH_STREAM_ROUNDS', 6, 2), seconds: setting('BENCH_STREAM_SECONDS', 5, 3) }
+const STREAM = { delayMs: 1000, rounds: setting('BENCH_STREAM_ROUNDS', 10, 2), seconds: setting('BENCH_STREAM_SECONDS', 5, 3) }
 
 const STARTS = setting('BENCH_STARTS', 10, 3)
 
