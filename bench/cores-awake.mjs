@@ -8,8 +8,8 @@ import { closeSync, openSync, writeSync } from 'node:fs'
 export const PM_QOS_DEVICE = '/dev/cpu_dma_latency'
 
 /**
- * Asks for no idle latency (0 µs) until this process exits. Resolves to what was done, for the run's report:
- * `{ held: true }`, or `{ held: false, reason }` when the device cannot be written (no root, not Linux).
+ * Asks for no idle latency (0 µs) until this process exits. Returns what was done, for the run's report:
+ * `{ held: true, device }`, or `{ held: false, device, reason }` when the device cannot be written (no root, not Linux).
  */
 export function holdCoresAwake (device = PM_QOS_DEVICE) {
   let fd

@@ -554,12 +554,9 @@ function printStreamingAndStartup (streaming, startup) {
 
 /** The cores held out of idle for the run, unless BENCH_CORES_IDLE=1; says which, since it moves every ratio. */
 function coresForRun () {
-  if (process.env.BENCH_CORES_IDLE === '1') {
-    console.log('cores free to idle (BENCH_CORES_IDLE=1): each answer pays for waking an idle generator')
-    return { held: false }
-  }
-  const cores = holdCoresAwake()
-  console.log(cores.held ? `cores held out of idle for the run (${cores.device} = 0 µs)` : `cores free to idle: ${cores.device} could not be written (${cores.reason}), so each answer pays for waking an idle generator`)
+  const cores = process.env.BENCH_CORES_IDLE === '1' ? { held: false, why: 'BENCH_CORES_IDLE=1' } : holdCoresAwake()
+  const why = cores.why ?? `${cores.device} could not be written: ${cores.reason}`
+  console.log(cores.held ? `cores held out of idle for the run (${cores.device} = 0 µs)` : `cores free to idle (${why}): each answer pays for waking an idle generator`)
   return cores
 }
 
