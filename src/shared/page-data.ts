@@ -64,3 +64,6 @@ export interface PageData {
   page: PageState
   assets: Assets
 }
+
+/** What the document's data script carries: the page data but its `env`, which `window.ENV` holds already. */
+export type SentPageData = Omit<PageData, 'env'>

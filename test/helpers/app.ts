@@ -84,11 +84,15 @@ export function inlineScripts (html: string): Array<{ nonce: string | undefined,
     .map(({ nonce, body }) => ({ nonce, body }))
 }
 
-const PAGE_DATA_PREFIX = 'window.__PAGE_DATA__='
+const ENV_PREFIX = 'window.ENV='
+const PAGE_DATA_PREFIX = ';window.__PAGE_DATA__='
 
-/** The page data a document hands the browser (window.__PAGE_DATA__), parsed as the client reads it. */
+/** The page data a document hands the browser (window.__PAGE_DATA__ with window.ENV), read as the client reads it. */
 export function pageData (html: string): PageData {
   const script = inlineScripts(html).find(({ body }) => body.includes(PAGE_DATA_PREFIX))
   if (!script) throw new Error('the document has no page data script')
-  return JSON.parse(script.body.slice(script.body.indexOf(PAGE_DATA_PREFIX) + PAGE_DATA_PREFIX.length))
+  const { body } = script
+  const dataAt = body.indexOf(PAGE_DATA_PREFIX)
+  const env = JSON.parse(body.slice(body.indexOf(ENV_PREFIX) + ENV_PREFIX.length, dataAt)) as PageData['env']
+  return { ...JSON.parse(body.slice(dataAt + PAGE_DATA_PREFIX.length)) as Omit<PageData, 'env'>, env }
 }

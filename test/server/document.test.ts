@@ -6,7 +6,7 @@ import { createElement } from 'react'
 import t from 'tap'
 import { DIST_DIR } from '../../src/server/app.js'
 import { publicEnv } from '../../src/server/env.js'
-import type { PageData, PublicEnv } from '../../src/shared/page-data.js'
+import type { PageData, PublicEnv, SentPageData } from '../../src/shared/page-data.js'
 import type { LoaderContext } from '../../src/server/screens/index.js'
 import { screen } from '../helpers/screens.js'
 import { build, inlineScripts } from '../helpers/app.js'
@@ -50,12 +50,13 @@ function cspNonce (response: LightMyRequestResponse): string {
 }
 
 /** Runs the data script as the browser does, against a stand-in window. */
-function bootstrap (html: string): { script: { nonce: string | undefined, body: string }, ENV: PublicEnv, __PAGE_DATA__: PageData } {
+function bootstrap (html: string): { script: { nonce: string | undefined, body: string }, ENV: PublicEnv, sent: SentPageData, __PAGE_DATA__: PageData } {
   const script = inlineScripts(html).find(({ body }) => body.includes('window.ENV='))
   if (!script) throw new Error('no inline script sets window.ENV')
-  const window = {} as { ENV: PublicEnv, __PAGE_DATA__: PageData }
+  const window = {} as { ENV: PublicEnv, __PAGE_DATA__: SentPageData }
   new Function('window', script.body)(window)
-  return { script, ...window }
+  // As src/client/page-data.ts reads them.
+  return { script, ENV: window.ENV, sent: window.__PAGE_DATA__, __PAGE_DATA__: { ...window.__PAGE_DATA__, env: window.ENV } }
 }
 
 const vary = (response: LightMyRequestResponse) => String(response.headers.vary ?? '').split(',').map((name) => name.trim().toLowerCase())
@@ -103,12 +104,13 @@ t.test('a robots meta tag forbids indexing exactly when ALLOW_INDEXING is false'
 t.test('window.ENV is set by a nonced inline script before the client bundle, with exactly the public configuration', async (t) => {
   const { app, env } = await build(t)
   const response = await app.inject({ url: '/', headers: HTML })
-  const { script, ENV, __PAGE_DATA__ } = bootstrap(response.body)
+  const { script, ENV, sent, __PAGE_DATA__ } = bootstrap(response.body)
   t.equal(script.nonce, cspNonce(response), 'carries the CSP nonce')
   t.ok(response.body.indexOf(script.body) < response.body.indexOf('<script type="module"'), 'runs before the module script')
   t.same(ENV, publicEnv(env))
   t.same(Object.keys(ENV).sort(), ['ALLOW_INDEXING', 'MODE', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'OPENREPLAY_PROJECT_KEY'])
-  t.same(__PAGE_DATA__.env, ENV, 'the page data carries the same public configuration')
+  t.notOk('env' in sent, 'the page data does not carry it a second time')
+  t.same(__PAGE_DATA__.env, ENV, 'the browser reads it into the page data')
 })
 
 t.test('no secret reaches the page, its headers or its cookies', async (t) => {

@@ -37,11 +37,14 @@ export interface RenderOptions {
 
 const ENV_SCRIPTS = new WeakMap<object, string>()
 
-/** The public env is one object per app, so its part is serialized once. */
+/**
+ * The public env is one object per app, so its part is serialized once; the page data leaves it out
+ * (JSON drops a key set to undefined; src/client/page-data.ts puts it back) rather than carry it twice.
+ */
 export function bootstrapScript (data: PageData): string {
   let env = ENV_SCRIPTS.get(data.env)
   if (env === undefined) ENV_SCRIPTS.set(data.env, env = `window.ENV=${serializeForScript(data.env)};`)
-  return `${env}window.__PAGE_DATA__=${serializeForScript(data)}`
+  return `${env}window.__PAGE_DATA__=${serializeForScript({ ...data, env: undefined })}`
 }
 
 function renderOptions (data: PageData, nonce: string, script: string) {
