@@ -20,7 +20,7 @@ import { availableParallelism, cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { manifestPath } from '../build/paths.mjs'
 import { sizesOf } from '../build/sizes.mjs'
-import { holdCoresAwake } from './cores-awake.mjs'
+import { holdCoresAwake, idleCondition } from './cores-awake.mjs'
 import { PEER_SERVER, preparePeer } from './peer.mjs'
 import { CEILING_SHARE_OF_BARE, ceilingCheck, combineTallies, generatorBound, hitRatio, javascriptStatus, median, memoryFlat, pairedCost, pairedRatio, percentile, runVerdict, startupStatus, streamCostStatus, TARGETS, targetStatus, timeToHeadStatus, totalTally } from './targets.mjs'
 import { cacheOutcomes, cpuUsageMicros, freePort, GENERATOR_CORE, measureLoad, pinned, root, rssMiB, runMain, SERVER_CORE, startApp, startOtlpSink, startServer, timeStartup, VISITOR_COOKIES } from './harness.mjs'
@@ -438,7 +438,7 @@ async function main () {
     date: new Date().toISOString(),
     kind: SHORT ? 'short: a trial of the bench, not a result' : 'full',
     node: process.version,
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown' },
+    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', idle: cores.idle },
     generator: { tool: 'wrk', threads: 1, connections: CONNECTIONS, checkConnections: CHECK_CONNECTIONS, core: GENERATOR_CORE, serverCore: SERVER_CORE },
     coresHeldAwake: cores.held,
     rounds: ROUNDS,
@@ -556,8 +556,10 @@ function printStreamingAndStartup (streaming, startup) {
 function coresForRun () {
   const cores = process.env.BENCH_CORES_IDLE === '1' ? { held: false, why: 'BENCH_CORES_IDLE=1' } : holdCoresAwake()
   const why = cores.why ?? `${cores.device} could not be written: ${cores.reason}`
-  console.log(cores.held ? `cores held out of idle for the run (${cores.device} = 0 µs)` : `cores free to idle (${why}): each answer pays for waking an idle generator`)
-  return cores
+  const idle = idleCondition()
+  const idles = `idle driver ${idle.driver ?? 'unknown'}${idle.haltPollNs === null ? '' : `, polling ${idle.haltPollNs} ns before halting`}`
+  console.log(cores.held ? `cores held out of idle for the run (${cores.device} = 0 µs; ${idles})` : `cores free to idle (${why}; ${idles}): each answer pays for waking an idle generator`)
+  return { ...cores, idle }
 }
 
 await runMain('bench', main)
