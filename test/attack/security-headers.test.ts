@@ -140,7 +140,7 @@ async function stylesheetPath (app: FastifyInstance): Promise<string> {
 const HSTS = 'max-age=63072000; includeSubDomains; preload'
 
 for (const mode of ['production', 'development', 'test']) {
-  t.test(`${mode}: the headers on the document, the 404 document, the health check and static files`, async (t) => {
+  t.test(`${mode}: the headers on the document, the 404 document and static files`, async (t) => {
     const production = mode === 'production'
     const { app } = await build(t, { env: { NODE_ENV: mode } })
     const responses: Record<string, LightMyRequestResponse> = {}
@@ -148,7 +148,6 @@ for (const mode of ['production', 'development', 'test']) {
       document: '/',
       'another document': '/',
       '404 document': '/no-such-page',
-      'health check': '/resources/healthcheck',
       stylesheet: await stylesheetPath(app),
       'static file': '/favicon.svg'
     })) {
@@ -201,6 +200,31 @@ for (const mode of ['production', 'development', 'test']) {
   })
 }
 
+/** Headers that only a document a browser renders reads. */
+const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'referrer-policy', 'reporting-endpoints', 'content-security-policy-report-only', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']
+
+for (const production of [true, false]) {
+  t.test(`${production ? 'production' : 'development'}: the probes carry what an answer that is not a document needs, not the documents' headers`, async (t) => {
+    const { app } = await build(t, { env: { NODE_ENV: production ? 'production' : 'development' } })
+    await app.ready()
+    const answers: Array<[string, LightMyRequestResponse]> = [
+      ['health check', await app.inject({ url: '/resources/healthcheck', headers: { accept: 'text/html' } })],
+      ['readiness', await app.inject({ method: 'HEAD', url: '/resources/readiness' })]
+    ]
+    const drained = app.drain({ delayMs: 200, idleGraceMs: 0 })
+    answers.push(['readiness while draining', await app.inject({ url: '/resources/readiness' })])
+    await drained
+    t.same(answers.map(([, response]) => response.statusCode), [200, 200, 503])
+    for (const [kind, response] of answers) {
+      t.same(Object.fromEntries(directives(response.headers['content-security-policy'])), { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] }, `${kind}: nothing loads in it, nothing frames it`)
+      t.equal(response.headers['x-content-type-options'], 'nosniff', `${kind}: never sniffed as something else`)
+      t.equal(response.headers['x-frame-options'], 'DENY', kind)
+      t.equal(response.headers['strict-transport-security'], production ? HSTS : undefined, kind)
+      t.same(DOCUMENT_ONLY.filter((name) => name in response.headers), [], `${kind}: none of the documents' own`)
+    }
+  })
+}
+
 t.test('answers with no inline script get a policy with no nonce: the theme switch\'s redirect and JSON', async (t) => {
   const { app } = await build(t, { env: { NODE_ENV: 'production' } })
   const form = await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'theme=dark' })
@@ -220,6 +244,7 @@ t.test('every error answer carries the security headers, those sent before any h
     'malformed address (400)': await app.inject({ url: '/%E0%A4%A', headers: { accept: 'text/html' } }),
     'malformed address, JSON (400)': await app.inject({ url: '/bad%', headers: { accept: 'application/json' } }),
     'method not allowed (405)': await app.inject({ method: 'DELETE', url: '/', headers: { accept: 'text/html' } }),
+    'method not allowed at a probe (405)': await app.inject({ method: 'DELETE', url: '/resources/healthcheck', headers: { accept: 'text/html' } }),
     'report of another type (415)': await app.inject({ method: 'POST', url: '/resources/csp-report', headers: { 'content-type': 'text/plain' }, payload: 'x' })
   }
   for (const [kind, response] of Object.entries(answers)) {

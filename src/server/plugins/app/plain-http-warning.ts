@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** A health probe: orchestrators and balancers call it over plain http on purpose. */
+    /** A health probe: orchestrators and balancers call it over plain http on purpose, and read no browser header. */
     probe?: boolean
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
-import helmet from 'helmet'
+import helmet, { contentSecurityPolicy, strictTransportSecurity, xContentTypeOptions, xFrameOptions } from 'helmet'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { CSP_REPORT_GROUP, CSP_REPORT_PATH } from '../../security/csp-report.js'
 import type { Env } from '../../env.js'
@@ -21,6 +21,8 @@ declare module 'fastify' {
 
 const NONCE = Symbol('cspNonce')
 type NonceSlot = { [NONCE]: FastifyReply['cspNonce'] | null }
+
+const HSTS = { maxAge: 63072000, includeSubDomains: true, preload: true }
 
 export const TRUSTED_TYPES_REPORT_ONLY = `require-trusted-types-for 'script'; report-to ${CSP_REPORT_GROUP}; report-uri ${CSP_REPORT_PATH}`
 
@@ -61,7 +63,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
         reportUri: [CSP_REPORT_PATH]
       }
     },
-    strictTransportSecurity: production ? { maxAge: 63072000, includeSubDomains: true, preload: true } : false,
+    strictTransportSecurity: production ? HSTS : false,
     // frame-ancestors 'none' for older browsers (helmet's SAMEORIGIN would let our pages frame us).
     xFrameOptions: { action: 'deny' },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
@@ -75,6 +77,15 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   // Trusted Types, report-only: what would break is reported to the same route and counted like any CSP report
   // before it is enforced (docs/decisions/trusted-types.md).
   headers['content-security-policy-report-only'] = TRUSTED_TYPES_REPORT_ONLY
+
+  // A probe's plain-text answer is read by balancers and orchestrators, never shown: it gets what OWASP asks of an
+  // answer that is not a document (nothing loads in it or frames it, no sniffing, HSTS), not the documents' 1 KB.
+  const probeHeaders = {
+    ...capture(contentSecurityPolicy({ useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } })),
+    ...capture(xContentTypeOptions()),
+    ...capture(xFrameOptions({ action: 'deny' })),
+    ...(production ? capture(strictTransportSecurity(HSTS)) : {})
+  }
 
   app.decorate('securityHeaders', Object.freeze({ ...headers }))
   app.decorateReply(NONCE, null)
@@ -96,13 +107,13 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
     if (policy === undefined) hashedPolicies.set(hashes, policy = `${beforeNonce}${hashes.map((hash) => ` '${hash}'`).join('')}${afterNonce}`)
     return this.header('content-security-policy', policy)
   })
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers)
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(request.routeOptions.config.probe ? probeHeaders : headers)
     done()
   })
 }, { name: 'security', fastify: '5.x' })
 
-function capture (middleware: ReturnType<typeof helmet>): Record<string, string> {
+function capture (middleware: (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void): Record<string, string> {
   const headers: Record<string, string> = {}
   const response = {
     setHeader (name: string, value: string) { headers[name.toLowerCase()] = value },
