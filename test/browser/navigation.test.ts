@@ -116,9 +116,8 @@ for (const theme of ['light', 'dark']) {
     t.ok(navigation.activationStart > 0, `activationStart is after the navigation started (${navigation.activationStart} ms)`)
     t.equal(navigation.heading, 'Second page')
     t.equal(navigation.prerendering, false)
-    const transitions = await reveals(shown)
-    // The reveals are named in the message: a CI run prints only its first line.
-    t.same(transitions, [true], `it was revealed with a view transition (reveals: ${JSON.stringify(transitions)})`)
+    // Whether an activated prerender is revealed with a view transition is Chromium's choice: 150 reveals it without.
+    // The transition itself is asked of a navigation the rules leave alone, below.
     t.same(await shown.evaluate(`['.site-header', '.theme-switch'].map((selector) => getComputedStyle(document.querySelector(selector)).viewTransitionName)`),
       ['site-header', 'theme-switch'], 'in which the header and the theme switch are named, so they stay put while the content changes')
     await revealed(shown)
@@ -129,20 +128,31 @@ for (const theme of ['light', 'dark']) {
   })
 }
 
+/** Follows the first page's link that the rules never fetch ahead, and waits for the page it leads to to hydrate. */
+async function followOptedOut (tab: Tab): Promise<PageSession> {
+  await follow(tab.page, '#optedOut')
+  await hydrated(tab.page)
+  return tab.page
+}
+
+t.test('a link to another page is followed with a view transition that keeps the header and the theme switch in place', async (t) => {
+  const { url } = await listenTwoPages(t)
+  const shown = await followOptedOut(await openFirstPage(t, url))
+  t.equal(await shown.evaluate('document.querySelector(\'h1\').textContent'), 'Second page')
+  const transitions = await reveals(shown)
+  // The reveals are named in the message: a CI run prints only its first line.
+  t.same(transitions, [true], `it was revealed with a view transition (reveals: ${JSON.stringify(transitions)})`)
+  t.same(await shown.evaluate(`['.site-header', '.theme-switch'].map((selector) => getComputedStyle(document.querySelector(selector)).viewTransitionName)`),
+    ['site-header', 'theme-switch'], 'named, so they stay put while the content changes')
+})
+
 const PLAIN_SWAPS: Array<Record<string, string>> = [{ 'prefers-reduced-motion': 'reduce' }, { 'forced-colors': 'active' }]
 
 for (const media of PLAIN_SWAPS) {
   const [[feature, value]] = Object.entries(media) as [[string, string]]
   t.test(`with ${feature}: ${value}, a page is shown without a view transition`, async (t) => {
     const { url } = await listenTwoPages(t)
-    const tab = await openFirstPage(t, url, media)
-    await tab.page.hover('#toSecond')
-    const target = `${url}${SECOND_PATH}`
-    t.equal((await prerenderReaches(tab.page, target, 'Ready')).status, 'Ready')
-    await tab.page.click('#toSecond')
-    t.equal((await prerenderReaches(tab.page, target, 'Success')).status, 'Success')
-    const shown = await tab.prerendered()
-    await hydrated(shown)
+    const shown = await followOptedOut(await openFirstPage(t, url, media))
     t.equal(await shown.evaluate(`matchMedia('(${feature}: ${value})').matches`), true, 'the page reads the preference')
     t.same(await reveals(shown), [false], 'no view transition')
   })
