@@ -118,7 +118,7 @@ for (const theme of ['light', 'dark']) {
     t.equal(navigation.prerendering, false)
     // Whether an activated prerender is revealed with a view transition is Chromium's choice: 150 reveals it without.
     // The transition itself is asked of a navigation the rules leave alone, below.
-    t.same(await shown.evaluate(`['.site-header', '.theme-switch'].map((selector) => getComputedStyle(document.querySelector(selector)).viewTransitionName)`),
+    t.same(await transitionNames(shown),
       ['site-header', 'theme-switch'], 'in which the header and the theme switch are named, so they stay put while the content changes')
     await revealed(shown)
     t.equal(await shown.evaluate('document.documentElement.className'), theme, 'in the saved theme')
@@ -127,6 +127,9 @@ for (const theme of ['light', 'dark']) {
     t.same(counted, [], `and nothing moved, prerendered, shown or hydrated (${JSON.stringify(counted)}; right after input or a resize: ${JSON.stringify(afterInput)})`)
   })
 }
+
+/** The view-transition names of the header and the theme switch, which hold them still while the content changes. */
+const transitionNames = (page: PageSession) => page.evaluate(`['.site-header', '.theme-switch'].map((selector) => getComputedStyle(document.querySelector(selector)).viewTransitionName)`)
 
 /** Follows the first page's link that the rules never fetch ahead, and waits for the page it leads to to hydrate. */
 async function followOptedOut (tab: Tab): Promise<PageSession> {
@@ -142,7 +145,7 @@ t.test('a link to another page is followed with a view transition that keeps the
   const transitions = await reveals(shown)
   // The reveals are named in the message: a CI run prints only its first line.
   t.same(transitions, [true], `it was revealed with a view transition (reveals: ${JSON.stringify(transitions)})`)
-  t.same(await shown.evaluate(`['.site-header', '.theme-switch'].map((selector) => getComputedStyle(document.querySelector(selector)).viewTransitionName)`),
+  t.same(await transitionNames(shown),
     ['site-header', 'theme-switch'], 'named, so they stay put while the content changes')
 })
 

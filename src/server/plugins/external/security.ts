@@ -23,6 +23,8 @@ const NONCE = Symbol('cspNonce')
 type NonceSlot = { [NONCE]: FastifyReply['cspNonce'] | null }
 
 const HSTS = { maxAge: 63072000, includeSubDomains: true, preload: true }
+/** frame-ancestors 'none' for older browsers (helmet's SAMEORIGIN would let our pages frame us). */
+const X_FRAME_OPTIONS = { action: 'deny' } as const
 
 export const TRUSTED_TYPES_REPORT_ONLY = `require-trusted-types-for 'script'; report-to ${CSP_REPORT_GROUP}; report-uri ${CSP_REPORT_PATH}`
 
@@ -64,8 +66,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
       }
     },
     strictTransportSecurity: production ? HSTS : false,
-    // frame-ancestors 'none' for older browsers (helmet's SAMEORIGIN would let our pages frame us).
-    xFrameOptions: { action: 'deny' },
+    xFrameOptions: X_FRAME_OPTIONS,
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginResourcePolicy: { policy: 'same-origin' },
     crossOriginOpenerPolicy: { policy: 'same-origin' },
@@ -83,7 +84,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   const probeHeaders = {
     ...capture(contentSecurityPolicy({ useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } })),
     ...capture(xContentTypeOptions()),
-    ...capture(xFrameOptions({ action: 'deny' })),
+    ...capture(xFrameOptions(X_FRAME_OPTIONS)),
     ...(production ? capture(strictTransportSecurity(HSTS)) : {})
   }
 
