@@ -13,8 +13,8 @@ const { dependencies, devDependencies } = JSON.parse(readFileSync(join(root, 'pa
  *   thread from a file beside its own code, a file no bundle has;
  * - OpenTelemetry's SDK, imported only when tracing is configured
  *   (src/server/observability/tracing.ts): bundled, its import would be parsed at every
- *   start. Its API stays in: prom-client requires that no-op facade at
- *   start-up, and the SDK's own copy (the same version) shares its global state;
+ *   start. Its API stays in: prom-client requires that no-op facade when
+ *   metrics are on, and the SDK's own copy (the same version) shares its global state;
  * - development tools (devDependencies), never in a production server.
  * Every other package is bundled: resolving and loading some five hundred
  * package files took start-up from 150 to 450 ms (start-up.md).

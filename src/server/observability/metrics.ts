@@ -15,9 +15,6 @@ const { METHODS } = createRequire(import.meta.url)('node:http') as typeof import
 // An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
 // at start-up, never from the request as given (see docs/decisions/observability.md).
 
-/** The one route label of every request no route matched. */
-export const NOT_FOUND_ROUTE = 'not found'
-
 /** `miss`: rendered, and kept once asked for twice; `bypass`: never cacheable. */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass'
 
@@ -115,7 +112,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // route: a pattern of the route table (only routes that change state check the site).
   // route: a pattern of the route table; only routes that change state check the site.
   readonly #crossSiteRefusals = new Counter({
     name: 'cross_site_refusals_total',

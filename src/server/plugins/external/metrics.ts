@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { HoneypotError } from '../../security/honeypot.js'
-import { Metrics, NOT_FOUND_ROUTE } from '../../observability/metrics.js'
+import type { Metrics } from '../../observability/metrics.js'
 import { speculationOf } from '../../http/speculation.js'
 import { documentOutcome, documentTiming } from '../app/document-timing.js'
 
@@ -12,17 +12,24 @@ declare module 'fastify' {
   }
 }
 
+/** The one route label of every request no route matched. */
+export const NOT_FOUND_ROUTE = 'not found'
+
 /** The route pattern, never the URL: an attacker chooses URLs, and each would become a new series. */
 export function routePattern (request: FastifyRequest): string {
   return request.is404 ? NOT_FOUND_ROUTE : request.routeOptions.url ?? NOT_FOUND_ROUTE
 }
 
-/** Off, it adds no hook at all: a request pays nothing for metrics nobody scrapes. */
+/**
+ * Off, it adds no hook at all: a request pays nothing for metrics nobody scrapes, and a start does not load
+ * prom-client (docs/decisions/start-up.md).
+ */
 export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
   if (!enabled) {
     app.decorate('metrics', null)
     return
   }
+  const { Metrics } = await import('../../observability/metrics.js')
   const recorder = new Metrics({ renderCache: () => app.renderCache.stats, readiness: () => app.readiness })
   app.decorate('metrics', recorder)
 
