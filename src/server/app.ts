@@ -1,4 +1,4 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -62,6 +62,14 @@ export interface AppOptions {
 /** Ids are drawn per process, not per app: instances built in one process (tests) never share one. */
 const nextRequestId = idSequence()
 
+/**
+ * Every route's schema is checked by TypeBox, as its types are: Fastify's default Ajv would coerce
+ * `{"theme":["dark"]}` to "dark", and building it at every start loads Ajv (docs/decisions/start-up.md).
+ * Fastify calls the factory's compiler as a route's `validatorCompiler`, but types the factory as Ajv's.
+ */
+const typeBoxValidators = (() => TypeBoxValidatorCompiler) as unknown as ValidatorFactory
+type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+
 /** Fastify's router and the allowed-methods router must read addresses alike. */
 const ROUTER_OPTIONS = { maxParamLength: 200 }
 
@@ -78,6 +86,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     // request.ip, protocol and host come from X-Forwarded-* only from proxies the operator named.
     trustProxy: fastifyTrustProxy(env.TRUST_PROXY),
     routerOptions: ROUTER_OPTIONS,
+    schemaController: { compilersFactory: { buildValidator: typeBoxValidators } },
     // Errors raised while routing get the app's answer, not Fastify's bare JSON.
     frameworkErrors: handleError
   }).withTypeProvider<TypeBoxTypeProvider>()

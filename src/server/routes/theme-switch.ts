@@ -1,4 +1,4 @@
-import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { safeRedirect } from '../../shared/safe-redirect.js'
@@ -31,8 +31,6 @@ export const themeSwitchRoutes = fp(async function themeSwitchRoutes (app: Fasti
     bodyLimit: BODY_LIMIT,
     compress: false,
     schema: { body: ThemeSwitchBody },
-    // Fastify's default Ajv coerces `{"theme":["dark"]}` to "dark"; TypeBox's checker refuses it.
-    validatorCompiler: TypeBoxValidatorCompiler,
     schemaErrorFormatter: (errors) => clientError('FST_ERR_VALIDATION', validationMessage(errors)),
     onRequest: refuseForeignRequests('This request came from another site, so the theme was not changed.')
   }, (request, reply) => {
