@@ -67,8 +67,8 @@ const nextRequestId = idSequence()
  * `{"theme":["dark"]}` to "dark", and building it at every start loads Ajv (docs/decisions/start-up.md).
  * Fastify calls the factory's compiler as a route's `validatorCompiler`, but types the factory as Ajv's.
  */
-const typeBoxValidators = (() => TypeBoxValidatorCompiler) as unknown as ValidatorFactory
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+const typeBoxValidators = (() => TypeBoxValidatorCompiler) as unknown as ValidatorFactory
 
 /** Fastify's router and the allowed-methods router must read addresses alike. */
 const ROUTER_OPTIONS = { maxParamLength: 200 }
