@@ -204,17 +204,20 @@ for (const mode of ['production', 'development', 'test']) {
 const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'referrer-policy', 'reporting-endpoints', 'content-security-policy-report-only', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']
 
 for (const production of [true, false]) {
-  t.test(`${production ? 'production' : 'development'}: the probes carry what an answer that is not a document needs, not the documents' headers`, async (t) => {
+  t.test(`${production ? 'production' : 'development'}: the probes and the theme switch's redirect and JSON carry what an answer that is not a document needs, not the documents' headers`, async (t) => {
     const { app } = await build(t, { env: { NODE_ENV: production ? 'production' : 'development' } })
     await app.ready()
     const answers: Array<[string, LightMyRequestResponse]> = [
       ['health check', await app.inject({ url: '/resources/healthcheck', headers: { accept: 'text/html' } })],
-      ['readiness', await app.inject({ method: 'HEAD', url: '/resources/readiness' })]
+      ['readiness', await app.inject({ method: 'HEAD', url: '/resources/readiness' })],
+      ['theme switch, a form', await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, payload: 'theme=dark' })],
+      ['theme switch, JSON', await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { accept: 'application/json' }, payload: { theme: 'dark' } })],
+      ['theme switch, JSON refused', await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { accept: 'application/json' }, payload: { theme: 'sepia' } })]
     ]
     const drained = app.drain({ delayMs: 200, idleGraceMs: 0 })
     answers.push(['readiness while draining', await app.inject({ url: '/resources/readiness' })])
     await drained
-    t.same(answers.map(([, response]) => response.statusCode), [200, 200, 503])
+    t.same(answers.map(([, response]) => response.statusCode), [200, 200, 303, 200, 400, 503])
     for (const [kind, response] of answers) {
       t.same(Object.fromEntries(directives(response.headers['content-security-policy'])), { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] }, `${kind}: nothing loads in it, nothing frames it`)
       t.equal(response.headers['x-content-type-options'], 'nosniff', `${kind}: never sniffed as something else`)
@@ -225,16 +228,22 @@ for (const production of [true, false]) {
   })
 }
 
-t.test('answers with no inline script get a policy with no nonce: the theme switch\'s redirect and JSON', async (t) => {
+t.test('a page that a route of answers sends after all (the theme switch refusing a browser) carries the documents\' headers and allows its scripts', async (t) => {
   const { app } = await build(t, { env: { NODE_ENV: 'production' } })
-  const form = await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'theme=dark' })
-  const json = await app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { accept: 'application/json' }, payload: { theme: 'dark' } })
-  t.equal(form.statusCode, 303)
-  t.equal(json.statusCode, 200)
-  for (const response of [form, json]) {
-    const csp = directives(response.headers['content-security-policy'])
-    t.same(csp.get('script-src'), ["'self'"], `${response.statusCode}: scripts from our origin only`)
-    t.same(csp.get('object-src'), ["'none'"], `${response.statusCode}: the rest of the policy as on every answer`)
+  const refuse = () => app.inject({ method: 'POST', url: THEME_SWITCH_PATH, headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, payload: 'theme=sepia' })
+  // The cache keeps a page from its second request: the third is the same page, kept, allowing its scripts by hash.
+  const refusals = [await refuse(), await refuse(), await refuse()]
+  t.ok(nonceOf(directives(refusals[0]!.headers['content-security-policy']).get('script-src')), 'the first rendered, with a nonce')
+  t.notOk(nonceOf(directives(refusals[2]!.headers['content-security-policy']).get('script-src')), 'the third kept, without one')
+  for (const [kind, refusal] of [['rendered', refusals[0]!], ['kept', refusals[2]!]] as const) {
+    t.equal(refusal.statusCode, 400, kind)
+    t.match(refusal.headers['content-type'], /^text\/html/, kind)
+    t.match(refusal.body, /The theme must be one of system, light or dark/, kind)
+    const csp = directives(refusal.headers['content-security-policy'])
+    t.same(csp.get('object-src'), ["'none'"], `${kind}: the documents' policy, not the answers' default-src 'none'`)
+    t.same(blockedInlineScripts(refusal.body, refusal.headers['content-security-policy']), [], `${kind}: every inline script is allowed (${csp.get('script-src')?.join(' ')})`)
+    t.same(DOCUMENT_ONLY.filter((name) => !(name in refusal.headers)), [], `${kind}: every header a document has`)
+    t.equal(refusal.headers['strict-transport-security'], HSTS, kind)
   }
 })
 

@@ -9,7 +9,7 @@ const PROBE = {
   // Probes arrive every few seconds from every balancer: no access log at info.
   logLevel: 'warn',
   // Load shedding answers other requests before their handler; a probe answers for itself.
-  config: { probe: true, pressureHandler: () => undefined }
+  config: { probe: true, document: false, pressureHandler: () => undefined }
 } as const
 
 function answer (reply: FastifyReply, status: number, text: string): void {

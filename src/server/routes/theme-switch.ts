@@ -30,6 +30,8 @@ export const themeSwitchRoutes = fp(async function themeSwitchRoutes (app: Fasti
   app.withTypeProvider<TypeBoxTypeProvider>().post(THEME_SWITCH_PATH, {
     bodyLimit: BODY_LIMIT,
     compress: false,
+    // A redirect or JSON; a refusal a browser sees is a page, with the documents' headers.
+    config: { document: false },
     schema: { body: ThemeSwitchBody },
     schemaErrorFormatter: (errors) => clientError('FST_ERR_VALIDATION', validationMessage(errors)),
     onRequest: refuseForeignRequests('This request came from another site, so the theme was not changed.')

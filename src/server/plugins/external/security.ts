@@ -7,6 +7,13 @@ import type { Env } from '../../env.js'
 import { createNonce } from '../../security/nonce.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * false: the route's own answers are not documents (a redirect, JSON, words) and get only what any answer needs.
+     * A page it sends after all (an error's) gets the documents' headers as it draws its nonce or script hashes.
+     */
+    document?: false
+  }
   interface FastifyInstance {
     /** Every response's security headers, the policy without a nonce: for answers sent before the hooks run. */
     readonly securityHeaders: Readonly<Record<string, string>>
@@ -79,9 +86,9 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   // before it is enforced (docs/decisions/trusted-types.md).
   headers['content-security-policy-report-only'] = TRUSTED_TYPES_REPORT_ONLY
 
-  // A probe's plain-text answer is read by balancers and orchestrators, never shown: it gets what OWASP asks of an
-  // answer that is not a document (nothing loads in it or frames it, no sniffing, HSTS), not the documents' 1 KB.
-  const probeHeaders = {
+  // A probe's words, a redirect or JSON are never rendered: they get what OWASP asks of an answer that is not a
+  // document (nothing loads in it or frames it, no sniffing, HSTS), not the documents' 1 KB of headers.
+  const answerHeaders = {
     ...capture(contentSecurityPolicy({ useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } })),
     ...capture(xContentTypeOptions()),
     ...capture(xFrameOptions(X_FRAME_OPTIONS)),
@@ -89,11 +96,16 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   }
 
   app.decorate('securityHeaders', Object.freeze({ ...headers }))
+  // Every document allows its scripts by a nonce or by hashes, so that is where one sent by such a route gets its own.
+  const asDocument = (reply: FastifyReply) => {
+    if (reply.request.routeOptions.config.document === false) reply.headers(headers)
+  }
   app.decorateReply(NONCE, null)
   app.decorateReply('cspNonce', {
     getter (this: FastifyReply) {
       const reply = this as FastifyReply & NonceSlot
       if (reply[NONCE] === null) {
+        asDocument(reply)
         const script = createNonce()
         reply[NONCE] = { script }
         reply.header('content-security-policy', `${beforeNonce} 'nonce-${script}'${afterNonce}`)
@@ -106,10 +118,11 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   app.decorateReply('allowScriptsByHash', function (this: FastifyReply, hashes: readonly string[]) {
     let policy = hashedPolicies.get(hashes)
     if (policy === undefined) hashedPolicies.set(hashes, policy = `${beforeNonce}${hashes.map((hash) => ` '${hash}'`).join('')}${afterNonce}`)
+    asDocument(this)
     return this.header('content-security-policy', policy)
   })
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(request.routeOptions.config.probe ? probeHeaders : headers)
+    reply.headers(request.routeOptions.config.document === false ? answerHeaders : headers)
     done()
   })
 }, { name: 'security', fastify: '5.x' })
