@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
-import type { Socket } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import t from 'tap'
@@ -347,6 +347,32 @@ t.test('HEAD of a page with deferred data answers its headers and no body', asyn
     t.equal(response.statusCode, 200)
     t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
     t.equal(response.body, '')
+  }
+})
+
+t.test('a request pipelined behind the HEAD of a page that waits is answered too', async (t) => {
+  for (const [kind, headers] of [['streamed', RUNS_SCRIPTS], ['held', FIRST_VISIT]] as const) {
+    const { forecast, options } = gatedWeather()
+    const { url } = await listen(t, options)
+    const { port } = new URL(url)
+    const head = `HEAD /weather HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`
+    const next = 'GET /resources/healthcheck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+    const socket = connect(Number(port), '127.0.0.1')
+    t.teardown(() => socket.destroy())
+    let received = ''
+    const bothAnswered = new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1')
+        if (/\r\n\r\nOK$/.test(received)) resolve()
+      })
+    })
+    socket.write(head + next)
+    await setTimeout(50)
+    forecast.open({ summary: 'Sunny, 21 °C' })
+    // A hang shows as a missing second answer, not as a slow one: the bound is far above any answer's time.
+    await Promise.race([bothAnswered, setTimeout(10_000)])
+    t.same([...received.matchAll(/^HTTP\/1\.1 (\d+)/gm)].map((match) => match[1]), ['200', '200'], `${kind}: the HEAD and the health check behind it`)
+    socket.destroy()
   }
 })
 

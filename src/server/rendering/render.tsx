@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ReactNode } from 'react'
+import type { Socket } from 'node:net'
 import { Writable } from 'node:stream'
 import { renderToPipeableStream, renderToString } from 'react-dom/server'
 import type { PageData } from '../../shared/page-data.js'
@@ -123,10 +124,23 @@ interface ConnectionHold {
   release (): void
 }
 
-const connectionHold = (reply: FastifyReply): ConnectionHold => ({
-  hold: () => reply.raw.socket?.cork(),
-  release: () => reply.raw.socket?.uncork()
-})
+// Held only while the response still writes (a HEAD's ends before its document is written), and let go on the
+// socket it was held on: a finished response drops its socket, and a socket left corked never sends the answer to
+// the next request on the connection.
+function connectionHold (reply: FastifyReply): ConnectionHold {
+  const held: Socket[] = []
+  return {
+    hold () {
+      const socket = reply.raw.writableEnded ? null : reply.raw.socket
+      if (!socket) return
+      socket.cork()
+      held.push(socket)
+    },
+    release () {
+      held.pop()?.uncork()
+    }
+  }
+}
 
 /**
  * React's destination for a document that waits: HTML to the sink (compressed there) and to the render cache's
