@@ -102,6 +102,31 @@ t.test('a speculative request for a page with a flash toast waiting is refused, 
   t.equal(pageData(noToast.body).toast, null)
 })
 
+
+t.test('with a flash toast waiting, a speculative request answered with an error keeps its status and leaves the toast', async (t) => {
+  const { app } = await build(t, {
+    routes (app) {
+      app.post('/test/act', async (_request, reply) => {
+        app.flashToasts.set(reply, { id: 'saved', type: 'success', description: 'Saved.' })
+        return reply.redirect('/', 303)
+      })
+    }
+  })
+  const action = await app.inject({ method: 'POST', url: '/test/act', headers: HTML })
+  const cookies = { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)?.value ?? '' }
+  const answers = {
+    'a page that is not there': await app.inject({ url: '/nowhere', headers: PREFETCH, cookies }),
+    'a theme the switch does not know': await app.inject({ method: 'POST', url: '/resources/theme-switch', headers: { ...PRERENDER, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'theme=purple', cookies })
+  }
+  t.same(Object.values(answers).map((response) => response.statusCode), [404, 400])
+  for (const [kind, response] of Object.entries(answers)) {
+    t.match(response.headers['content-type'], /^text\/html/, `${kind}: its page`)
+    t.equal(pageData(response.body).toast, null, `${kind}: without the toast`)
+    t.equal(setCookie(response, FLASH_TOAST_COOKIE), undefined, `${kind}: the toast cookie is left alone`)
+  }
+  const visit = await app.inject({ url: '/', headers: HTML, cookies })
+  t.equal(pageData(visit.body).toast?.id, 'saved', 'the visit still shows the toast')
+})
 t.test('speculative requests never change what the render cache keeps', async (t) => {
   const { app } = await build(t)
   const speculated = [await app.inject({ url: '/', headers: PRERENDER }), await app.inject({ url: '/', headers: PREFETCH })]

@@ -69,14 +69,15 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
   const documentScript = devScript(null)
 
-  function pageData (reply: FastifyReply, page: PageState, requestInfo: RequestInfo | undefined): PageData {
+  /** `speculative`: the page may never be shown, so it leaves the toast for the page that will be. */
+  function pageData (reply: FastifyReply, page: PageState, requestInfo: RequestInfo | undefined, speculative: boolean): PageData {
     const { request } = reply
     return {
       env: publicConfig,
       assets: assetsOf(page.id, page.deferred !== undefined),
       requestInfo: requestInfo ?? readRequestInfo(request),
       honeyProps: app.honeypot.getInputProps(page.id),
-      toast: app.flashToasts.take(request, reply),
+      toast: speculative ? null : app.flashToasts.take(request, reply),
       page
     }
   }
@@ -140,12 +141,13 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const reply = this
     const speculation = speculationOf(reply.request)
     // A toast is shown once, so a page that may never be seen must not take it: the browser drops a speculation
-    // refused with 503 and asks again on the click (https://github.com/WICG/nav-speculation/issues/138).
-    if (speculation !== 'none' && app.flashToasts.waiting(reply.request)) {
+    // refused with 503 and asks again on the click (https://github.com/WICG/nav-speculation/issues/138). A page
+    // that answers an error is sent without the toast, its status kept: browsers drop a speculation that is not 2xx.
+    if (speculation !== 'none' && page.status < 400 && app.flashToasts.waiting(reply.request)) {
       reply.status(503).header('Cache-Control', 'no-store').header('Vary', 'Sec-Purpose, Cookie').send()
       return
     }
-    const data = pageData(reply, page, requestInfo)
+    const data = pageData(reply, page, requestInfo, speculation !== 'none')
     // An error page has already said no-store.
     if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
     addVary(reply, PAGE_VARY)
