@@ -20,6 +20,11 @@ const SignedSchema = Type.Object({
   toast: ToastSchema
 }, { additionalProperties: false })
 
+const CONTROL_CHARACTER = /\p{Cc}/gu
+/** In a /u expression, a surrogate alone: one of a pair is read as part of its code point. */
+const LONE_SURROGATE = /\p{Cs}/gu
+const displayable = (text: string) => text.replace(CONTROL_CHARACTER, ' ').replace(LONE_SURROGATE, '\ufffd')
+
 export interface FlashToastInput {
   type?: ToastType
   title?: string
@@ -29,7 +34,11 @@ export interface FlashToastInput {
 
 export interface FlashToasts {
   readonly cookieName: string
-  /** Returns the toast as the next page will show it; throws TypeError for one that would be refused when read back. */
+  /**
+   * Returns the toast as the next page will show it; throws TypeError for one that would be refused when read back.
+   * Its text often quotes what a visitor typed: control characters (a pasted tab) become spaces and lone surrogates
+   * U+FFFD, rather than costing the toast.
+   */
   set (reply: FastifyReply, toast: FlashToastInput): Toast
   /** Reads the toast once and clears it; anything tampered, expired or malformed is null. */
   take (request: FastifyRequest, reply: FastifyReply): Toast | null
@@ -51,8 +60,8 @@ export function createFlashToasts ({ attributes, now = Date.now }: FlashToastOpt
       const value: Toast = {
         id: toast.id ?? randomUUID(),
         type: toast.type ?? 'message',
-        ...(toast.title === undefined ? {} : { title: toast.title }),
-        description: toast.description
+        ...(toast.title === undefined ? {} : { title: displayable(toast.title) }),
+        description: displayable(toast.description)
       }
       if (!Value.Check(ToastSchema, value)) {
         const [first] = Value.Errors(ToastSchema, value)
