@@ -1,7 +1,9 @@
 import { createElement } from 'react'
 import t from 'tap'
 import * as SCREENS from '../../src/screens/index.js'
+import { defineLoader } from '../../src/server/screens/index.js'
 import { loadScreens } from '../../src/server/screens/load-screens.js'
+import { build, pageData } from '../helpers/app.js'
 import { screen } from '../helpers/screens.js'
 
 const view = { path: '/one', component: () => createElement('p', null, 'one') }
@@ -22,4 +24,20 @@ t.test('a screen written wrong stops start-up with its id named', async (t) => {
   await t.rejects(loadScreens({ odd: screen(view, { loader: 'data' }) }), /the screen "odd": its `loader` is not a function/)
   await t.rejects(loadScreens({ one: screen(view), two: screen(view) }), /the screens "one" and "two" have the same path, \/one/)
   await t.rejects(loadScreens({ odd: screen({ component: view.component }, { action: { schema: {}, handle () {} } }) }), /has no path/, 'a form needs an address')
+})
+
+t.test('a loader that answers itself returns the reply: a redirect, with no page rendered', async (t) => {
+  interface Account { name: string }
+  const signedIn = defineLoader<Account>(({ request, reply }) => {
+    if (request.cookies.session === undefined) return reply.redirect('/sign-in', 303)
+    return { name: 'Ada' }
+  })
+  const { app } = await build(t, { screens: { account: screen({ path: '/account', component: () => null }, { loader: signedIn }) } })
+  const away = await app.inject({ url: '/account', headers: { accept: 'text/html' } })
+  t.equal(away.statusCode, 303)
+  t.equal(away.headers.location, '/sign-in')
+  t.equal(away.body, '', 'no page')
+  const page = await app.inject({ url: '/account', headers: { accept: 'text/html' }, cookies: { session: 'x' } })
+  t.equal(page.statusCode, 200)
+  t.same(pageData(page.body).page.data, { name: 'Ada' })
 })

@@ -15,7 +15,13 @@ export interface LoaderContext {
  * Runs once per visit; what it returns must survive JSON (it hydrates the browser), except promises at the top level
  * of the object: those parts are deferred, streamed to the browser as they settle (docs/streaming.md).
  */
-export type PageLoader<Data = unknown> = (context: LoaderContext) => Data | Promise<Data>
+export type PageLoader<Data = unknown> = (context: LoaderContext) => LoaderResult<Data> | Promise<LoaderResult<Data>>
+
+/**
+ * The page's data, or the reply once the loader has answered with it: `return reply.redirect('/sign-in', 303)`.
+ * A reply is awaited until its answer is sent, and no page is rendered.
+ */
+export type LoaderResult<Data> = Data | FastifyReply
 
 export type LoaderTable = ReadonlyMap<string, PageLoader>
 
