@@ -48,6 +48,17 @@ export interface FormRouteOptions<S extends TObject> {
 /** Register it like any plugin: `app.register(route)`. */
 export type FormRoute = ((app: FastifyInstance) => Promise<void>) & { readonly path: string }
 
+/** Bounds on the unexpected field names a refusal logs: the names are the client's, and a log line stays a line. */
+const LOGGED_NAMES = 5
+const LOGGED_NAME_LENGTH = 40
+
+/** The first few names the schema does not have, each cut short, and how many there were. */
+function unexpectedFields (names: readonly string[] = []) {
+  if (names.length === 0) return {}
+  const shown = names.slice(0, LOGGED_NAMES).map((name) => name.length > LOGGED_NAME_LENGTH ? `${name.slice(0, LOGGED_NAME_LENGTH)}…` : name)
+  return { unexpectedFields: shown, unexpectedFieldCount: names.length }
+}
+
 /** The decorators and parsers a form route uses: the honeypot, the flash toast, the app's cookie attributes, pages. */
 const FORM_ROUTE_DEPENDENCIES = ['honeypot', 'flash-toasts', 'cookies', 'form-bodies', 'page-loading', 'metrics']
 
@@ -70,9 +81,10 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       await reply.renderPage(page.id, { status, form: state, requestInfo })
     }
 
-    async function refuse (request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>, errors: FieldErrors, message: string = ERRORS.FORM_INVALID.message) {
-      // The names of the fields, never what was typed in them.
-      request.log.info({ code: 'FORM_INVALID', statusCode: 422, fields: Object.keys(errors) }, message)
+    async function refuse (request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>, errors: FieldErrors, message: string = ERRORS.FORM_INVALID.message, unexpected?: string[]) {
+      // The names of the fields, never what was typed in them; the unexpected ones are how an engineer finds a
+      // `<Field>` the schema forgot, since the visitor is only asked to reload.
+      request.log.info({ code: 'FORM_INVALID', statusCode: 422, fields: Object.keys(errors), ...unexpectedFields(unexpected) }, message)
       if (wantsJson(request)) {
         const answer: FormErrorBody = { ...errorBody({ status: 422, code: 'FORM_INVALID', message }), errors }
         return reply.status(422).send(answer)
@@ -115,7 +127,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       }
 
       const read = form.read(fields, { fromForm: mediaTypeOf(request) === FORM_TYPE, ignore })
-      if (!read.ok) return refuse(request, reply, fields, read.errors, read.message)
+      if (!read.ok) return refuse(request, reply, fields, read.errors, read.message, read.unexpected)
 
       const outcome = await handle({
         values: read.value,

@@ -5,7 +5,8 @@ import { fieldMessage, type FieldSchema, type Issue } from './field-messages.js'
 
 // Each field is also checked on its own: TypeBox stops listing errors after a few, and a form wants one per field.
 
-export type FormRead<T> = { ok: true, value: T } | { ok: false, errors: FieldErrors, message?: string }
+/** A refusal names the fields the schema does not (`unexpected`), for the log: the visitor is only told to reload. */
+export type FormRead<T> = { ok: true, value: T } | { ok: false, errors: FieldErrors, message?: string, unexpected?: string[] }
 
 /** The form-level message when the answers break a rule no single field owns. */
 export const UNEXPECTED_FIELDS = 'This form sent answers it does not expect. Please reload the page and try again.'
@@ -36,6 +37,7 @@ export class FormSchema<S extends TObject> {
   readonly sensitive: ReadonlySet<string>
   readonly #fields: Map<string, Field>
   readonly #check: Validator<{}, S>
+  readonly #closed: boolean
 
   constructor (schema: S, { acceptUnknownFields }: FormSchemaOptions = {}) {
     if ((schema as { type?: unknown }).type !== 'object' || typeof schema.properties !== 'object') {
@@ -48,6 +50,7 @@ export class FormSchema<S extends TObject> {
     }
     const required = new Set<string>((schema as { required?: string[] }).required ?? [])
     this.schema = schema
+    this.#closed = !acceptUnknownFields
     // Closed unless the form says why not: a handler never meets a field nobody planned for.
     this.#check = Compile(acceptUnknownFields ? schema : { ...schema, additionalProperties: false } as S)
     this.#fields = new Map(Object.entries(schema.properties as Record<string, TSchema & FieldSchema>).map(([name, field]) => [name, {
@@ -69,7 +72,7 @@ export class FormSchema<S extends TObject> {
       const value = fromForm ? this.#fromForm(name, body[name]) : body[name]
       // An empty box of a form is no answer, whatever its name, this one's too.
       if (value === undefined) continue
-      if (OBJECT_NAMES.has(name) && !this.#fields.has(name)) return { ok: false, errors: {}, message: UNEXPECTED_FIELDS }
+      if (OBJECT_NAMES.has(name) && !this.#fields.has(name)) return { ok: false, errors: {}, message: UNEXPECTED_FIELDS, unexpected: [name] }
       candidate[name] = value
     }
     if (this.#check.Check(candidate)) return { ok: true, value: candidate as Static<S> }
@@ -79,9 +82,12 @@ export class FormSchema<S extends TObject> {
       const message = this.#fieldError(field, candidate)
       if (message !== undefined) errors[field.name] = message
     }
-    if (Object.keys(errors).length > 0) return { ok: false, errors }
-    const unexpected = this.#check.Errors(candidate).some((issue) => issue.keyword === 'additionalProperties')
-    return { ok: false, errors, message: unexpected ? UNEXPECTED_FIELDS : ANSWERS_DO_NOT_FIT }
+    // Read off the answers, not TypeBox's errors, which stop after a few; named beside wrong fields too, so a
+    // `<Field>` the schema forgot shows in the log on the first refusal.
+    const unexpected = this.#closed ? Object.keys(candidate).filter((name) => !this.#fields.has(name)) : []
+    const named = unexpected.length > 0 ? { unexpected } : {}
+    if (Object.keys(errors).length > 0) return { ok: false, errors, ...named }
+    return { ok: false, errors, message: unexpected.length > 0 ? UNEXPECTED_FIELDS : ANSWERS_DO_NOT_FIT, ...named }
   }
 
   /** The answers as text, to fill the form again; sensitive fields left out. */
@@ -115,9 +121,19 @@ export class FormSchema<S extends TObject> {
   }
 }
 
+/**
+ * What a form's field can hold: one text, or for a field of several answers a list of texts, one level deep.
+ * Anything deeper is no answer, and is never walked: a JSON body nests as deep as it likes, and recursing into it
+ * overflowed the stack (a 500 for 4000 nested lists).
+ */
 function asText (value: unknown): string | string[] | undefined {
+  if (!Array.isArray(value)) return scalarText(value)
+  const texts = value.map(scalarText).filter((text) => text !== undefined)
+  return texts.length > 0 ? texts : undefined
+}
+
+function scalarText (value: unknown): string | undefined {
   if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  if (Array.isArray(value)) return value.flatMap((item) => asText(item) ?? [])
   return undefined
 }

@@ -116,6 +116,36 @@ t.test('with additionalProperties: false, the honeypot fields still reach the ho
   t.equal(received.length, 1)
 })
 
+t.test('a field the schema does not name: the visitor is asked to reload, the log names the field for the engineer', async (t) => {
+  // Regression: the line said only `fields: []`, and a `<Field name='tag'>` missing from the schema could not be found.
+  const { post, logs, received } = await buildContact(t)
+  const page = await post({ ...VALID, tag: 'news' })
+  t.equal(page.statusCode, 422)
+  t.equal(pageData(page.body).page.form?.message, UNEXPECTED_FIELDS, 'the visitor\'s message is unchanged')
+  const json = await post({ ...VALID, tag: 'news' }, { accept: 'application/json' })
+  t.same(json.json(), { statusCode: 422, error: 'Unprocessable Content', message: UNEXPECTED_FIELDS, errors: {} }, 'a script is told no more than a person')
+  const refusals = logs.filter((line) => line.code === 'FORM_INVALID')
+  t.equal(refusals.length, 2)
+  for (const line of refusals) t.match(line, { level: 30, msg: UNEXPECTED_FIELDS, fields: [], unexpectedFields: ['tag'], unexpectedFieldCount: 1 })
+  t.notMatch(JSON.stringify(logs), 'news', 'the name, never the answer')
+
+  await post({ ...WRONG, tag: 'news' })
+  t.match(logs.filter((line) => line.code === 'FORM_INVALID').at(-1), { fields: Object.keys(WRONG_MESSAGES), unexpectedFields: ['tag'] }, 'named beside wrong fields too, so it is found on the first try')
+  t.same(received, [])
+})
+
+t.test('the unexpected names a hostile client sends are logged a few and cut short, with how many there were', async (t) => {
+  const { post, logs } = await buildContact(t)
+  const extra = Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`f${index}-${'x'.repeat(1000)}`, 'y']))
+  t.equal((await post({ ...VALID, ...extra })).statusCode, 422)
+  const line = logs.find((entry) => entry.code === 'FORM_INVALID')
+  const names = (line?.unexpectedFields ?? []) as string[]
+  t.same(names.map((name) => name.slice(0, 3)), ['f0-', 'f1-', 'f2-', 'f3-', 'f4-'], 'the first five')
+  t.ok(names.every((name) => name.length <= 41 && name.endsWith('…')), 'each cut at 40 characters, marked as cut')
+  t.equal(line?.unexpectedFieldCount, 30)
+  t.ok(JSON.stringify(line).length < 1000, 'the line stays a line, where the names alone were 30 KB')
+})
+
 t.test('a route schema that names only the form\'s fields refuses the honeypot\'s (why the helper reads the body itself)', async (t) => {
   const { app } = await build(t, {
     routes (app) {
@@ -278,6 +308,27 @@ t.test('a body that is not an object of fields is a 400', async (t) => {
   const broken = await app.inject({ method: 'POST', url: CONTACT_PATH, headers: { 'content-type': 'application/json', accept: 'text/html' }, payload: '{"name":' })
   t.equal(broken.statusCode, 400)
   t.match(broken.body, ERRORS.FST_ERR_CTP_INVALID_JSON_BODY.message)
+  t.same(received, [])
+})
+
+t.test('answers nested deeper than any field holds are no answer: the page again (4xx), never a 500 or an error in the log', async (t) => {
+  // Regression: keeping the answers for the page recursed into them, and 4000 nested lists overflowed the stack (500).
+  const { app, props, received, logs } = await buildContact(t)
+  const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`
+  const honeypot = JSON.stringify(withHoneypot(props, {})).slice(1, -1)
+  const post = (fields: string) => app.inject({ method: 'POST', url: CONTACT_PATH, headers: { ...SAME_ORIGIN, 'content-type': 'application/json', accept: 'text/html' }, payload: `{${fields}}` })
+
+  const refused = await post(`${honeypot},"name":${deep},"email":"ada@example.com"`)
+  t.equal(refused.statusCode, 422, 'the schema\'s refusal: the form again')
+  const { form } = pageData(refused.body).page
+  t.equal(form?.errors.name, 'Enter your name', 'the field\'s own message')
+  t.same(form?.values, { email: 'ada@example.com' }, 'the nested answer is not kept; the others are')
+
+  const unverified = await post(`"name":${deep}`)
+  t.equal(unverified.statusCode, 400, 'a honeypot refusal keeps the answers too')
+  t.equal(pageData(unverified.body).page.form?.message, 'The form could not be verified. Please send it again.')
+
+  t.same(logs.filter((line) => line.level >= 50), [], 'nothing logged as an error')
   t.same(received, [])
 })
 

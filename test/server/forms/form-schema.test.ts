@@ -48,16 +48,24 @@ t.test('every field wrong gets its own message, however many: TypeBox alone list
 t.test('fields in `ignore` (the honeypot\'s) are not answers; other unknown fields are refused as a whole', async (t) => {
   const ignore = new Set(['name__confirm'])
   t.same(survey.read({ name: 'Ada', name__confirm: '' }, { fromForm: true, ignore }), { ok: true, value: { name: 'Ada' } })
-  t.same(survey.read({ name: 'Ada', admin: 'true' }, { fromForm: true, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS })
+  t.same(survey.read({ name: 'Ada', admin: 'true' }, { fromForm: true, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS, unexpected: ['admin'] }, 'named, for the log')
   // As a form parser hands it over: an own field named __proto__, which must not become the answers' prototype.
   const poisoned = Object.assign(Object.create(null), { name: 'Ada' })
   Object.defineProperty(poisoned, '__proto__', { value: ['a', 'b'], enumerable: true })
-  t.same(survey.read(poisoned, { fromForm: true, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS })
+  t.same(survey.read(poisoned, { fromForm: true, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS, unexpected: ['__proto__'] })
   t.same(survey.read({ name: 'Ada', extra: '' }, { fromForm: true, ignore }), { ok: true, value: { name: 'Ada' } }, 'an empty box of a form is no answer, whatever its name')
   const emptyProto = Object.assign(Object.create(null), { name: 'Ada' })
   Object.defineProperty(emptyProto, '__proto__', { value: '', enumerable: true })
   t.same(survey.read(emptyProto, { fromForm: true, ignore }), { ok: true, value: { name: 'Ada' } }, 'an empty one named __proto__ too, as the form fuzz test found')
-  t.same(survey.read(emptyProto, { fromForm: false, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS }, 'but in JSON an empty string is an answer, and that name is refused')
+  t.same(survey.read(emptyProto, { fromForm: false, ignore }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS, unexpected: ['__proto__'] }, 'but in JSON an empty string is an answer, and that name is refused')
+})
+
+t.test('unknown fields are named however many there are, and beside wrong fields; a form open to them names none', async (t) => {
+  const extra = Object.fromEntries(Array.from({ length: 10 }, (_, index) => [`q${index}`, 'x']))
+  t.same(survey.read({ name: 'Ada', ...extra }, { fromForm: true, ignore: NONE }), { ok: false, errors: {}, message: UNEXPECTED_FIELDS, unexpected: Object.keys(extra) }, 'not "do not fit": TypeBox lists only the first few errors, and not its own for these')
+  t.same(survey.read({ name: '', tag: 'x' }, { fromForm: true, ignore: NONE }), { ok: false, errors: { name: 'This field is required.' }, unexpected: ['tag'] })
+  const open = new FormSchema(Type.Object({ note: Type.String() }), { acceptUnknownFields: 'a survey whose questions change' })
+  t.same(open.read({ q7: 'x' }, { fromForm: true, ignore: NONE }), { ok: false, errors: { note: 'This field is required.' } })
 })
 
 t.test('a rule over several fields, which no single field breaks, is said of the form', async (t) => {
@@ -70,6 +78,7 @@ t.test('what is kept to fill the form again: its fields as text, never a writeOn
   t.same(survey.keep({ name: 'Ada', count: 3, subscribe: true, tags: ['a', 1, { x: 1 }], secret: 'hunter2', other: 'x', ratio: { nested: true } }), { name: 'Ada', count: '3', subscribe: 'true', tags: ['a', '1'] })
   t.same([...survey.sensitive], ['secret'])
   t.same(survey.keep(Object.create({ name: 'inherited' })), {}, 'own fields only')
+  t.same(survey.keep({ name: [['Ada']], tags: ['a', ['b'], []], ratio: [] }), { tags: ['a'] }, 'lists one level deep, as a form sends them; deeper is no answer')
 })
 
 t.test('a form schema is an object of fields', async (t) => {
