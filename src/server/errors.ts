@@ -11,8 +11,10 @@ export const STATUSES = {
   403: { reason: 'Forbidden', title: 'Forbidden' },
   404: { reason: 'Not Found', title: 'Page not found' },
   405: { reason: 'Method Not Allowed', title: 'Method not allowed' },
+  412: { reason: 'Precondition Failed', title: 'Changed since your copy' },
   413: { reason: 'Payload Too Large', title: 'Request too large' },
   415: { reason: 'Unsupported Media Type', title: 'Unsupported content type' },
+  416: { reason: 'Range Not Satisfiable', title: 'Range outside the file' },
   422: { reason: 'Unprocessable Content', title: 'Some answers need correcting' },
   429: { reason: 'Too Many Requests', title: 'Too many requests' },
   500: { reason: 'Internal Server Error', title: 'Error' },
@@ -43,8 +45,10 @@ export const ERRORS = {
   CROSS_SITE: { status: 403, message: 'This request came from another site, so nothing was changed.' },
   NOT_FOUND: { status: 404, message: 'There is nothing at this address.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This address does not accept this method.' },
+  PRECONDITION_FAILED: { status: 412, message: 'The file changed since your copy: the condition in If-Match or If-Unmodified-Since did not hold. Fetch it again.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here. Send a form or JSON.' },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range lies outside the file. Ask for bytes within its length, which Content-Range gives.' },
   FORM_INVALID: { status: 422, message: 'Some answers need correcting before the form can be sent.' },
   TOO_MANY_REPORTS: { status: 429, message: 'Too many CSP reports have arrived this minute. Retry after the time Retry-After gives.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
@@ -84,6 +88,11 @@ export class ClientError extends Error {
 /** Throw it from a route for a client's mistake: `throw clientError('CROSS_SITE', 'Nothing was saved.')`. */
 export function clientError (code: ErrorCode, message?: string): ClientError {
   return new ClientError(code, message)
+}
+
+/** A 416 that knows the file's length says it in words too; its Content-Range says it to machines (RFC 9110 §15.5.17). */
+export function rangeNotSatisfiable (length: number): ClientError {
+  return clientError('RANGE_NOT_SATISFIABLE', `The requested range lies outside the file, which is ${length} bytes long.`)
 }
 
 export function statusWords (status: number): StatusWords {

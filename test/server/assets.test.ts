@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { DIST_DIR } from '../../src/server/app.js'
 import { build } from '../helpers/app.js'
 
@@ -79,6 +79,60 @@ t.test('a file removed from disk under a running server is not found, not refuse
   const response = await app.inject({ url: MANIFEST.styles[0]!, headers: { accept: 'text/css,*/*;q=0.1' } })
   t.equal(response.statusCode, 404)
   t.equal(response.headers.allow, undefined, 'no Allow header: the method was never the problem')
+})
+
+const JSON_CLIENT = { accept: 'application/json' }
+const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
+
+/** Asserts a refusal is told in its status's words, to a script as JSON and to a browser as the client-error document. */
+async function assertRefusal (t: Test, ask: (headers: Record<string, string>) => Promise<LightMyRequestResponse>, expected: { status: number, error: string, title: string, message: string }) {
+  const json = await ask(JSON_CLIENT)
+  t.equal(json.statusCode, expected.status)
+  t.same(json.json(), { statusCode: expected.status, error: expected.error, message: expected.message }, 'JSON: HTTP\'s words and a sentence')
+  const html = await ask(BROWSER)
+  t.equal(html.statusCode, expected.status)
+  t.equal(html.headers['content-type'], 'text/html; charset=utf-8')
+  t.match(html.body, `<title>${expected.title} | Agent Stack</title>`, 'HTML: titled for its status')
+  t.match(html.body, `<p role="alert">${expected.message}</p>`, 'HTML: with the message')
+  return [json, html]
+}
+
+t.test('a range outside the file is 416 naming its length, in Content-Range (RFC 9110 §15.5.17) and in words', async (t) => {
+  const { app } = await build(t)
+  const url = '/favicon.svg'
+  const { size } = statSync(join(CLIENT_DIR, url))
+  for (const range of ['bytes=999999999-', `bytes=${size}-`]) {
+    const answers = await assertRefusal(t, (headers) => app.inject({ url, headers: { ...headers, range } }), {
+      status: 416,
+      error: 'Range Not Satisfiable',
+      title: 'Range outside the file',
+      message: `The requested range lies outside the file, which is ${size} bytes long.`
+    })
+    for (const response of answers) t.equal(response.headers['content-range'], `bytes */${size}`, `${range}: the length a client can ask within`)
+  }
+  const within = await app.inject({ url, headers: { range: 'bytes=0-9' } })
+  t.equal(within.statusCode, 206, 'a range within the file is served')
+  t.equal(within.headers['content-range'], `bytes 0-9/${size}`)
+  t.same(within.rawPayload, onDisk(url).subarray(0, 10))
+})
+
+t.test('a precondition that does not hold is 412 saying the file changed', async (t) => {
+  const { app } = await build(t)
+  const url = '/favicon.svg'
+  const { etag, 'last-modified': lastModified } = (await app.inject({ url })).headers
+  const failing = { 'if-match': '"nope"', 'if-unmodified-since': new Date(Date.parse(String(lastModified)) - 86_400_000).toUTCString() }
+  for (const [name, value] of Object.entries(failing)) {
+    const answers = await assertRefusal(t, (headers) => app.inject({ url, headers: { ...headers, [name]: value } }), {
+      status: 412,
+      error: 'Precondition Failed',
+      title: 'Changed since your copy',
+      message: 'The file changed since your copy: the condition in If-Match or If-Unmodified-Since did not hold. Fetch it again.'
+    })
+    for (const response of answers) t.notSame(response.rawPayload, onDisk(url), `${name}: not the file`)
+  }
+  const holding = await app.inject({ url, headers: { 'if-match': String(etag), 'if-unmodified-since': String(lastModified) } })
+  t.equal(holding.statusCode, 200, 'a precondition that holds gets the file')
+  t.same(holding.rawPayload, onDisk(url))
 })
 
 t.test('the compressed files are not served under their own names', async (t) => {

@@ -16,9 +16,25 @@ export const PER_RESPONSE_ENCODINGS: Encoding[] = ['gzip', 'br']
 /** What a body compressed once for many responses (a kept document) is sent in: brotli, the smaller, first. */
 export const REUSED_ENCODINGS: Encoding[] = ['br', 'gzip']
 
+/**
+ * A request's Content-Encoding as @fastify/compress 9.2 matches it, exactly: codings are case-insensitive and x-gzip is
+ * gzip (RFC 9110 §8.4.1), but the library has no option for either (fastify/fastify-compress#428, open). Drop this when
+ * it reads the header so itself.
+ */
+function requestCoding (value: string): string {
+  const coding = value.toLowerCase()
+  return coding === 'x-gzip' ? 'gzip' : coding
+}
+
 // Brotli at a low quality: per-request CPU matters more than the last few bytes of a small page.
 // Static files arrive precompressed and pass through untouched.
 export const compression = fp(async (app) => {
+  // Before its preParsing hook reads the header; the library still does the decompressing.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const coding = request.raw.headers['content-encoding']
+    if (coding !== undefined) request.raw.headers['content-encoding'] = requestCoding(coding)
+    done()
+  })
   await app.register(compress, {
     encodings: PER_RESPONSE_ENCODINGS,
     threshold: 1024,

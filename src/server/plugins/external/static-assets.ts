@@ -1,5 +1,7 @@
 import fastifyStatic from '@fastify/static'
+import type { FastifyError, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
+import { clientError, rangeNotSatisfiable } from '../../errors.js'
 
 const HASHED = 'public, max-age=31536000, immutable'
 const UNHASHED = 'public, max-age=3600'
@@ -10,21 +12,43 @@ export interface StaticAssetsOptions {
   sourceMaps: boolean
 }
 
+/** @fastify/send's refusals are http-errors: a status, a reason phrase for message, and the headers it meant to send. */
+type SendError = FastifyError & { headers?: Record<string, string> }
+
+/**
+ * The file server's refusals in the catalogue's words. A 416 keeps the `Content-Range: bytes *\/<length>` that
+ * @fastify/send put on the error (RFC 9110 §15.5.17): Fastify's default error handler sends an error's headers, ours
+ * answers from the catalogue.
+ */
+function inCatalogue (error: SendError, reply: FastifyReply): Error {
+  if (error.statusCode === 412) return clientError('PRECONDITION_FAILED')
+  if (error.statusCode !== 416) return error
+  const contentRange = error.headers?.['Content-Range']
+  if (contentRange === undefined) return clientError('RANGE_NOT_SATISFIABLE')
+  reply.header('Content-Range', contentRange)
+  const length = /^bytes \*\/(\d+)$/.exec(contentRange)?.[1]
+  return length === undefined ? clientError('RANGE_NOT_SATISFIABLE') : rangeNotSatisfiable(Number(length))
+}
+
 // Hashed assets never change, so they are cached for a year; the rest (favicon, manifest) briefly.
 // Precompressed .br/.gz files written by the build (build/compress.mjs) are sent when the client accepts them.
 export const staticAssets = fp<StaticAssetsOptions>(async (app, { root, sourceMaps }) => {
-  await app.register(fastifyStatic, {
-    root,
-    prefix: '/',
-    wildcard: false,
-    index: false,
-    preCompressed: true,
-    cacheControl: false,
-    serveDotFiles: false,
-    // The compressed variants are served in place of their originals, never by their own names.
-    globIgnore: ['**/*.br', '**/*.gz', ...(sourceMaps ? [] : ['**/*.map'])],
-    setHeaders (reply, path) {
-      reply.header('Cache-Control', /[\\/]assets[\\/]/.test(path) ? HASHED : UNHASHED)
-    }
+  // A scope of its own, so that this error handler sees the file server's errors only; the app's answers them.
+  await app.register(async (files) => {
+    files.setErrorHandler((error: SendError, request, reply) => app.errorHandler(inCatalogue(error, reply), request, reply))
+    await files.register(fastifyStatic, {
+      root,
+      prefix: '/',
+      wildcard: false,
+      index: false,
+      preCompressed: true,
+      cacheControl: false,
+      serveDotFiles: false,
+      // The compressed variants are served in place of their originals, never by their own names.
+      globIgnore: ['**/*.br', '**/*.gz', ...(sourceMaps ? [] : ['**/*.map'])],
+      setHeaders (reply, path) {
+        reply.header('Cache-Control', /[\\/]assets[\\/]/.test(path) ? HASHED : UNHASHED)
+      }
+    })
   })
 }, { name: 'static-assets', fastify: '5.x' })
