@@ -15,6 +15,7 @@ import { allowedMethods } from './plugins/app/allowed-methods.js'
 import { documentTimingPlugin } from './plugins/app/document-timing.js'
 import { flashToasts } from './plugins/app/flash-toasts.js'
 import { gracefulClose } from './plugins/app/graceful-close.js'
+import { unknownExpectations } from './plugins/app/expectations.js'
 import { honeypot } from './plugins/app/honeypot.js'
 import { notFound } from './plugins/app/not-found.js'
 import { pageLoading } from './plugins/app/page-loading.js'
@@ -99,6 +100,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(allowedMethods, { routerOptions: ROUTER_OPTIONS })
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)
+  await app.register(unknownExpectations)
   await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })
   await app.register(readiness)
   await app.register(security, { env })
