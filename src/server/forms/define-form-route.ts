@@ -108,6 +108,8 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
 
     app.post(path, {
       ...(bodyLimit === undefined ? {} : { bodyLimit }),
+      // A 303 or JSON; a refusal shown to a browser is a page, with the documents' headers.
+      config: { document: false },
       onRequest: refuseForeignRequests()
     }, async (request, reply) => {
       const { body } = request

@@ -67,6 +67,8 @@ t.test('a person\'s answers reach the handler, typed as the schema says; the bro
   t.equal(response.statusCode, 303)
   t.equal(response.headers.location, CONTACT_PATH, 'back to the form\'s page by default')
   t.equal(response.headers['cache-control'], 'no-store')
+  t.equal(response.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", 'a redirect is no document: an answer\'s headers')
+  t.equal(response.headers['cross-origin-opener-policy'], undefined)
   t.match(response.headers.vary, /Accept/)
   t.same(received, [{ ...VALID, age: 36, terms: true }], 'digits read as a number, a ticked box as true')
   t.ok(setCookie(response, FLASH_TOAST_COOKIE)?.value, 'the flash toast is set')
@@ -165,6 +167,8 @@ t.test('without JavaScript, wrong answers get the same page again (422): each me
   t.match(response.headers['content-type'], /^text\/html/)
   t.equal(response.headers['cache-control'], 'no-store')
   t.match(response.body, '<title>Contact us | Agent Stack</title>', 'the form\'s own page')
+  t.match(response.headers['content-security-policy'], /script-src 'self' 'nonce-/, 'a page: the documents\' policy, its scripts allowed by a nonce')
+  t.equal(response.headers['cross-origin-opener-policy'], 'same-origin', 'and the documents\' other headers')
   assertNothingDone(t, response, received)
 
   const { page, honeyProps } = pageData(response.body)
