@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Type } from 'typebox'
 import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
 import { defineAction } from '../../src/server/screens/index.js'
@@ -71,7 +71,8 @@ t.test('every document carries the rules inline, allowed by its own response\'s 
   t.equal(inlineScripts(responses[2]!.body).filter((script) => script.body.includes('"prerender"')).length, 1, 'once')
 })
 
-t.test('a speculative request for a page with a flash toast waiting is refused, and the toast kept for the visit', async (t) => {
+/** An app, and the cookies of a visitor whose last action left a flash toast for the next page. */
+async function withToastWaiting (t: Test) {
   const { app } = await build(t, {
     routes (app) {
       app.post('/test/act', async (_request, reply) => {
@@ -81,7 +82,11 @@ t.test('a speculative request for a page with a flash toast waiting is refused, 
     }
   })
   const action = await app.inject({ method: 'POST', url: '/test/act', headers: HTML })
-  const cookies = { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)?.value ?? '' }
+  return { app, cookies: { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)?.value ?? '' } }
+}
+
+t.test('a speculative request for a page with a flash toast waiting is refused, and the toast kept for the visit', async (t) => {
+  const { app, cookies } = await withToastWaiting(t)
   t.ok(cookies[FLASH_TOAST_COOKIE], 'the action set a toast')
 
   for (const headers of [PREFETCH, PRERENDER]) {
@@ -102,18 +107,8 @@ t.test('a speculative request for a page with a flash toast waiting is refused, 
   t.equal(pageData(noToast.body).toast, null)
 })
 
-
 t.test('with a flash toast waiting, a speculative request answered with an error keeps its status and leaves the toast', async (t) => {
-  const { app } = await build(t, {
-    routes (app) {
-      app.post('/test/act', async (_request, reply) => {
-        app.flashToasts.set(reply, { id: 'saved', type: 'success', description: 'Saved.' })
-        return reply.redirect('/', 303)
-      })
-    }
-  })
-  const action = await app.inject({ method: 'POST', url: '/test/act', headers: HTML })
-  const cookies = { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)?.value ?? '' }
+  const { app, cookies } = await withToastWaiting(t)
   const answers = {
     'a page that is not there': await app.inject({ url: '/nowhere', headers: PREFETCH, cookies }),
     'a theme the switch does not know': await app.inject({ method: 'POST', url: '/resources/theme-switch', headers: { ...PRERENDER, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'theme=purple', cookies })
