@@ -209,6 +209,23 @@ t.test('a client that leaves mid-stream stops the render, and its loader sees it
   t.ok(logs.some((entry) => entry.msg === 'the client went away: rendering stopped' && entry.level === 30), 'an info line says so')
 })
 
+t.test('a client that leaves mid-stream is counted as abandoned, apart from the responses that ended', async (t) => {
+  const { signals, options } = gatedWeather()
+  const { url, app } = await listen(t, { ...options, env: { METRICS_PORT: '0' } })
+  t.equal((await fetch(`${url}/`, { headers: RUNS_SCRIPTS })).status, 200)
+  const response = openStreamed(`${url}/weather`, RUNS_SCRIPTS)
+  await response.waitFor(HEAD_AND_FALLBACK)
+  const fired = new Promise((resolve) => signals[0]?.addEventListener('abort', resolve))
+  response.abandon()
+  await fired
+  // The signal fires on the response's close; Fastify's abort hook runs on the request's, which may come a tick later.
+  await new Promise((resolve) => setImmediate(resolve))
+  const samples = await scrape(app)
+  t.equal(valueOf(samples, 'http_requests_abandoned_total', { route: '/weather', method: 'GET', speculation: 'none' }), 1)
+  t.same(labelValues(samples, 'http_requests_abandoned_total', 'route'), ['/weather'], 'the page that ended is not')
+  t.same(labelValues(samples, 'http_request_duration_seconds_count', 'route'), ['/'], 'nor is the abandoned one timed as a response')
+})
+
 t.test('past the time limit, a pending part shows as timed out, the loader\'s signal fires and the response ends', async (t) => {
   const { signals, options } = gatedWeather()
   const { app, logs } = await build(t, { ...options, env: { STREAM_TIME_LIMIT_MS: '100' } })

@@ -44,6 +44,10 @@ export function statusClass (status: number): string {
   return STATUS_CLASSES[Math.floor(status / 100)] ?? '5xx'
 }
 
+function knownMethod (method: string): string {
+  return KNOWN_METHODS.has(method) ? method : 'other'
+}
+
 export class Metrics {
   readonly registry = new Registry()
 
@@ -55,6 +59,14 @@ export class Metrics {
     help: 'Time from a request\'s arrival to the end of its response, by route pattern, method, status class and speculation (Sec-Purpose).',
     labelNames: ['route', 'method', 'status_class', 'speculation'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry]
+  })
+
+  // The same labels but status: a request whose client left has no response to class.
+  readonly #abandoned = new Counter({
+    name: 'http_requests_abandoned_total',
+    help: 'Requests whose client closed the connection before their response ended (a closed tab, a cancelled speculation, Chromium repeating a first visit for its client hints), by route pattern, method and speculation. Not in http_request_duration_seconds.',
+    labelNames: ['route', 'method', 'speculation'] as const,
     registers: [this.registry]
   })
 
@@ -184,7 +196,11 @@ export class Metrics {
   }
 
   observeRequest (route: string, method: string, status: number, seconds: number, speculation: Speculation = 'none'): void {
-    this.#requestDuration.observe({ route, method: KNOWN_METHODS.has(method) ? method : 'other', status_class: statusClass(status), speculation }, seconds)
+    this.#requestDuration.observe({ route, method: knownMethod(method), status_class: statusClass(status), speculation }, seconds)
+  }
+
+  requestAbandoned (route: string, method: string, speculation: Speculation = 'none'): void {
+    this.#abandoned.inc({ route, method: knownMethod(method), speculation })
   }
 
   documentSent ({ page, cache, renderSeconds, delivery, headSeconds, lastByteSeconds, failed }: DocumentOutcome): void {

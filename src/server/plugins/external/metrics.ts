@@ -39,6 +39,11 @@ export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
     else if (error instanceof HoneypotError) recorder.honeypotRejected(error.code)
     done()
   })
+  // Fastify runs no onResponse for a response cut short, so these would otherwise go uncounted.
+  app.addHook('onRequestAbort', (request, done) => {
+    recorder.requestAbandoned(routePattern(request), request.method, speculationOf(request))
+    done()
+  })
   app.addHook('onResponse', (request, reply, done) => {
     recorder.observeRequest(routePattern(request), request.method, reply.statusCode, reply.elapsedTime / 1000, speculationOf(request))
     const timing = documentTiming(reply)
