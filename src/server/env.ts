@@ -27,7 +27,7 @@ export const EnvSchema = Type.Object({
   ALLOW_INDEXING: Bool('true'),
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
-  // Unset: 0, or DRAINING_IDLE_GRACE_MS when SHUTDOWN_DELAY_MS is set (loadEnv).
+  // Unset: DRAINING_IDLE_GRACE_MS in production or when SHUTDOWN_DELAY_MS is set, else 0 (loadEnv).
   SHUTDOWN_IDLE_GRACE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000, description: 'milliseconds from 0 to 120000' })),
   // How long a document may wait on its data before the parts still pending show as failed (src/server/rendering/render.tsx).
   STREAM_TIME_LIMIT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'milliseconds from 100 to 120000' }),
@@ -60,9 +60,9 @@ export const EnvSchema = Type.Object({
 
 type RawEnv = Static<typeof EnvSchema>
 /**
- * The idle grace an instance that delays its shutdown gets unless told otherwise: longer than the upstream keepalive
- * timeout of the nginx in docs/deploying.md (4 s) and of ingress-nginx (4 s), so the proxy closes an idle connection before the
- * app does and never sends a request down one being closed (a 502 or 503 in a rolling restart).
+ * The idle grace a production instance, or one that delays its shutdown, gets unless told otherwise: longer than the
+ * upstream keepalive timeout of the nginx in docs/deploying.md (4 s), so the proxy closes an idle connection before the
+ * app does and never sends a request down one being closed (a 502 or 503 in a rolling restart). Development exits at once.
  */
 export const DRAINING_IDLE_GRACE_MS = 5000
 
@@ -139,7 +139,7 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
   }
 
   if (problems.length > 0) throw new EnvError(problems)
-  const idleGrace = parsed.SHUTDOWN_IDLE_GRACE_MS ?? (parsed.SHUTDOWN_DELAY_MS > 0 ? DRAINING_IDLE_GRACE_MS : 0)
+  const idleGrace = parsed.SHUTDOWN_IDLE_GRACE_MS ?? (parsed.NODE_ENV === 'production' || parsed.SHUTDOWN_DELAY_MS > 0 ? DRAINING_IDLE_GRACE_MS : 0)
   return { env: { ...parsed, TRUST_PROXY: trustProxy, SHUTDOWN_IDLE_GRACE_MS: idleGrace, ...secrets } as Env, warnings }
 }
 

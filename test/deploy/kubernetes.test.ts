@@ -11,11 +11,12 @@ import type { IContainer, IProbe } from 'kubernetes-models/v1'
 import { parseAllDocuments } from 'yaml'
 import { DIST_DIR } from '../../src/server/app.js'
 import { EnvError, EnvSchema, loadEnv } from '../../src/server/env.js'
+import { timeoutOptions } from '../../src/server/http/timeouts.js'
 import { drainBoundMs } from '../../src/server/plugins/app/graceful-close.js'
 import { SAMPLE_INTERVAL_MS } from '../../src/server/plugins/external/load-shedding.js'
 import { build } from '../helpers/app.js'
 import { readImage, ROOT } from '../helpers/dockerfile.js'
-import { upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
+import { ingressNginxKeepaliveTimeoutMs, upstreamKeepaliveTimeoutMs } from '../helpers/readme.js'
 
 /**
  * The Kubernetes manifests, checked offline: the kustomization rendered here
@@ -249,4 +250,12 @@ t.test('shutdown: the grace period covers the preStop pause and the whole drain,
   t.ok(drain.delayMs >= readinessPeriodMs, `SHUTDOWN_DELAY_MS (${drain.delayMs}) lasts a readiness period (${readinessPeriodMs} ms)`)
   const proxyKeepAliveMs = upstreamKeepaliveTimeoutMs()
   t.ok(drain.idleGraceMs > proxyKeepAliveMs, `SHUTDOWN_IDLE_GRACE_MS outlasts the upstream keepalive_timeout the README gives the proxy (${proxyKeepAliveMs} ms)`)
+})
+
+t.test('the ingress-nginx controller is told to let idle connections go before the app closes them', async (t) => {
+  const controllerMs = ingressNginxKeepaliveTimeoutMs()
+  t.ok(controllerMs < timeoutOptions().keepAliveTimeout, `upstream-keepalive-timeout (${controllerMs} ms) < the app's keep-alive timeout (${timeoutOptions().keepAliveTimeout} ms)`)
+  t.ok(controllerMs < Number(settings.SHUTDOWN_IDLE_GRACE_MS), `and < SHUTDOWN_IDLE_GRACE_MS (${settings.SHUTDOWN_IDLE_GRACE_MS} ms)`)
+  const proxyNamespaces = networkPolicy.spec?.ingress?.[0]?.from?.map((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'])
+  t.same(proxyNamespaces, ['ingress-nginx'], 'the namespace the NetworkPolicy lets in is that controller\'s')
 })

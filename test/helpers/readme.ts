@@ -10,6 +10,14 @@ export function readmeNginx (): string {
   return block
 }
 
+/** The `upstream-keepalive-timeout` docs/deploying.md has operators give the ingress-nginx controller, in milliseconds. */
+export function ingressNginxKeepaliveTimeoutMs (): number {
+  const deploying = readFileSync(join(ROOT, 'docs', 'deploying.md'), 'utf8')
+  const seconds = /```yaml\n[\s\S]*?^ {2}upstream-keepalive-timeout: "(\d+)"$[\s\S]*?```/m.exec(deploying)?.[1]
+  if (seconds === undefined) throw new Error('docs/deploying.md sets no upstream-keepalive-timeout for ingress-nginx')
+  return Number(seconds) * 1000
+}
+
 /** The upstream keepalive_timeout of that configuration, in milliseconds. */
 export function upstreamKeepaliveTimeoutMs (config = readmeNginx()): number {
   const upstream = /upstream\s+\w+\s*\{([^}]*)\}/.exec(config)?.[1] ?? ''

@@ -291,9 +291,10 @@ t.test('publicEnv is exactly the public subset and never carries a secret', asyn
   }, 'unset tracker settings are null, so the browser sees every key')
 })
 
-t.test('SHUTDOWN_DELAY_MS alone drains idle keep-alive connections safely: the idle grace outlasts the documented proxy', async (t) => {
+t.test('production, or SHUTDOWN_DELAY_MS alone, drains idle keep-alive connections safely: the idle grace outlasts the documented proxy', async (t) => {
   const grace = (env: Record<string, string>) => loadEnv({ ...TEST_SECRETS, ...env }).env.SHUTDOWN_IDLE_GRACE_MS
-  t.equal(grace({}), 0, 'no delay, no grace')
+  t.equal(grace({}), 0, 'development with no delay exits at once')
+  t.equal(grace({ NODE_ENV: 'production' }), DRAINING_IDLE_GRACE_MS, 'production has the grace without any setting')
   t.equal(grace({ SHUTDOWN_DELAY_MS: '5000' }), DRAINING_IDLE_GRACE_MS, 'a delay brings the grace along')
   t.ok(DRAINING_IDLE_GRACE_MS > upstreamKeepaliveTimeoutMs(), `longer than the README nginx's keepalive_timeout (${upstreamKeepaliveTimeoutMs()} ms)`)
   t.equal(grace({ SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_IDLE_GRACE_MS: '9000' }), 9000, 'a grace set is kept')
