@@ -332,6 +332,19 @@ t.test('the metrics tell streamed, held and whole documents apart: time to the h
     t.equal(valueOf(samples, name, { delivery: 'held' }), 1)
     t.equal(valueOf(samples, name, { delivery: 'whole' }), 2, 'the bot\'s document and the home page')
   }
+  t.equal(valueOf(samples, 'render_errors_total', { page: 'weather' }), undefined, 'parts that arrived are no failure')
+})
+
+t.test('a document whose part failed or reached the time limit counts as failed in the metrics', async (t) => {
+  const failing = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: Promise.reject(new Error('the forecast service is down')) }))
+  const { app } = await build(t, { ...withWeather(failing), env: { METRICS_PORT: '0' }, allowErrorLogs: true })
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) t.equal((await app.inject({ url: '/weather', headers })).statusCode, 200)
+  t.equal(valueOf(await scrape(app), 'render_errors_total', { page: 'weather' }), 3, 'streamed, held and whole')
+
+  const { options } = gatedWeather()
+  const { app: slow } = await build(t, { ...options, env: { METRICS_PORT: '0', STREAM_TIME_LIMIT_MS: '100' } })
+  t.equal((await slow.inject({ url: '/weather', headers: RUNS_SCRIPTS })).statusCode, 200)
+  t.equal(valueOf(await scrape(slow), 'render_errors_total', { page: 'weather' }), 1, 'timed out')
 })
 
 t.test('a loader stopped by its signal because the client left is nobody\'s error', async (t) => {

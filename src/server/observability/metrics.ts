@@ -105,7 +105,7 @@ export class Metrics {
 
   readonly #renderErrors = new Counter({
     name: 'render_errors_total',
-    help: 'Documents whose render failed (the shell, or a part streamed after it), by page id.',
+    help: 'Documents whose render failed, by page id: the shell, or a deferred part that failed or reached the time limit (not one whose client left).',
     labelNames: ['page'] as const,
     registers: [this.registry]
   })

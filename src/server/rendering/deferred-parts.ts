@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
+import { clientWentAway } from '../http/request-abort.js'
 import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../../shared/deferred.js'
 
 /**
@@ -18,6 +19,7 @@ export class DeferredParts {
   readonly #settled: Array<[string, string, boolean]> = []
   #listener: Listener | null = null
   #pending: number
+  #failed = false
 
   constructor (deferred: ReadonlyMap<string, PromiseLike<unknown>>, log: FastifyBaseLogger, signal: AbortSignal) {
     this.parts = deferred
@@ -40,6 +42,8 @@ export class DeferredParts {
           settled = { ok: false, message: DEFERRED_FAILED }
           script = deferredScript(key, settled)
         }
+        // A part whose client left is nobody's failure; one stopped by the time limit is the document's.
+        if (!settled.ok && !clientWentAway(signal)) this.#failed = true
         const awaited = outcome.status === 'pending'
         Object.assign(outcome, { status: 'fulfilled', value: settled })
         resolve(settled)
@@ -62,6 +66,11 @@ export class DeferredParts {
 
   get pending (): number {
     return this.#pending
+  }
+
+  /** Whether a part failed or reached the time limit while its client was still there: the document counts as failed. */
+  get failed (): boolean {
+    return this.#failed
   }
 
   /** Hears every settled part, those settled before it was set first. */
