@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { createRequire } from 'node:module'
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import type { PublicEnv } from '../shared/page-data.js'
@@ -24,6 +25,8 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), {
     default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent'
   }),
+  // pino-pretty is a devDependency: loadEnv refuses `true` where it is not installed.
+  LOG_PRETTY: Bool('false'),
   ALLOW_INDEXING: Bool('true'),
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
@@ -138,9 +141,22 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
     problems.push(`Invalid environment variable METRICS_PORT="${parsed.METRICS_PORT}": expected a port other than PORT (the metrics never share the public port).`)
   }
 
+  if (parsed.LOG_PRETTY === 'true' && !reported.has('LOG_PRETTY') && !isInstalled('pino-pretty')) {
+    problems.push(invalid('LOG_PRETTY', source.LOG_PRETTY, '"false" here: pino-pretty, a devDependency, is not installed (a production install leaves it out)'))
+  }
+
   if (problems.length > 0) throw new EnvError(problems)
   const idleGrace = parsed.SHUTDOWN_IDLE_GRACE_MS ?? (parsed.NODE_ENV === 'production' || parsed.SHUTDOWN_DELAY_MS > 0 ? DRAINING_IDLE_GRACE_MS : 0)
   return { env: { ...parsed, TRUST_PROXY: trustProxy, SHUTDOWN_IDLE_GRACE_MS: idleGrace, ...secrets } as Env, warnings }
+}
+
+function isInstalled (name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** One line naming the variable, its value (never a secret's) and what it accepts. */

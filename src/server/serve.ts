@@ -34,14 +34,15 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
       level: env.LOG_LEVEL,
       hooks: LOG_HOOKS,
       // Readable logs for a developer, formatted by pino-pretty (a devDependency) in pino's worker thread.
-      ...(process.env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
+      ...(env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
     }
   })
   for (const warning of warnings) app.log.warn(warning)
 
   let metricsListener: FastifyInstance | undefined
   const drain = { delayMs: env.SHUTDOWN_DELAY_MS, idleGraceMs: env.SHUTDOWN_IDLE_GRACE_MS }
-  closeWithGrace({ delay: drainBoundMs(drain) }, async ({ signal, err }) => {
+  // The library's own lines (a second signal, the bound passed) go to the app's log, as JSON, not to the console.
+  closeWithGrace({ delay: drainBoundMs(drain), logger: app.log }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
     else app.log.info({ signal, ...drain }, 'shutting down')
     await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)

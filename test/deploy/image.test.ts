@@ -205,6 +205,9 @@ t.test('the runtime stage, played without Docker: serves, passes its HEALTHCHECK
   t.equal(server.stderr(), '', 'nothing on stderr')
 
   t.not(runInImage(image.healthcheck!).status, 0, 'with the server gone, the HEALTHCHECK command fails')
+  const pretty = runInImage(['env', 'LOG_PRETTY=true', ...image.cmd!])
+  t.equal(pretty.status, 1, 'LOG_PRETTY=true, without the devDependency that formats it, stops start-up')
+  t.match(pretty.stderr, /^Invalid environment variable LOG_PRETTY="true": expected "false" here: pino-pretty, [^\n]*\n$/, 'with one line naming it')
   t.equal(snapshot(), before, 'nothing in the app directory was written or changed while it ran')
   t.ok(statSync(app).uid === 0 && (statSync(app).mode & 0o022) === 0, 'owned by root and writable by no one else')
 })

@@ -45,7 +45,7 @@ t.test('the metrics port may be random like PORT (tests), and a collector may be
 })
 
 t.test('an empty string counts as unset, so a blank line in a .env file means the default', async (t) => {
-  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'STREAM_TIME_LIMIT_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'SERVE_SOURCE_MAPS', 'SHUTDOWN_DELAY_MS', 'SHUTDOWN_IDLE_GRACE_MS', 'METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'TRUST_PROXY'].map((name) => [name, '']))
+  const blank = Object.fromEntries(['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'LOG_PRETTY', 'ALLOW_INDEXING', 'LOAD_SHEDDING_DELAY_MS', 'STREAM_TIME_LIMIT_MS', 'SESSION_SECRET', 'HONEYPOT_SECRET', 'OPENREPLAY_PROJECT_KEY', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'SERVE_SOURCE_MAPS', 'SHUTDOWN_DELAY_MS', 'SHUTDOWN_IDLE_GRACE_MS', 'METRICS_PORT', 'METRICS_HOST', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME', 'TRUST_PROXY'].map((name) => [name, '']))
   const { env } = loadEnv(blank)
   const defaults = loadEnv({}).env
   t.same({ ...env, SESSION_SECRET: [], HONEYPOT_SECRET: [] }, { ...defaults, SESSION_SECRET: [], HONEYPOT_SECRET: [] })
@@ -60,6 +60,7 @@ t.test('valid values are read and converted to their types', async (t) => {
     PORT: '8080',
     HOST: '0.0.0.0',
     LOG_LEVEL: 'warn',
+    LOG_PRETTY: 'true',
     ALLOW_INDEXING: 'false',
     LOAD_SHEDDING_DELAY_MS: '0',
     STREAM_TIME_LIMIT_MS: '2500',
@@ -83,6 +84,7 @@ t.test('valid values are read and converted to their types', async (t) => {
     PORT: 8080,
     HOST: '0.0.0.0',
     LOG_LEVEL: 'warn',
+    LOG_PRETTY: 'true',
     ALLOW_INDEXING: 'false',
     LOAD_SHEDDING_DELAY_MS: 0,
     STREAM_TIME_LIMIT_MS: 2500,
@@ -128,6 +130,7 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['OPENREPLAY_INGEST_POINT', 'https://x\tscript-src', /an http\(s\) URL/],
     ['OPENREPLAY_INGEST_POINT', 'https://', /an http\(s\) URL/],
     ['SERVE_SOURCE_MAPS', 'yes', /"true" or "false"/],
+    ['LOG_PRETTY', 'yes', /"true" or "false"/],
     ['OPENREPLAY_PROJECT_KEY', 'has spaces', /letters, digits, "-" and "_"/],
     ['HOST', 'my host name', /a host name or IP address/],
     ['TRUST_PROXY', 'yes', /"false", "true", a number of proxy hops from 1 to 10, or a comma-separated list of proxy IP addresses and CIDR ranges/],

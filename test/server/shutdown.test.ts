@@ -152,6 +152,8 @@ t.test('a second signal during the drain exits at once', async (t) => {
   const exit = await within(server.exited, 5000, null)
   t.ok(exit, 'the process ended')
   t.ok(Date.now() - started < 5000, 'without waiting out the delay')
+  t.ok(server.logs().some((line) => line.level === 50 && line.msg === 'second SIGINT, exiting'), 'saying why in the JSON log')
+  t.equal(server.stderr(), '', 'not on stderr')
 })
 
 t.test('after the delay only the listener closes: an idle keep-alive connection is left to its client for the grace, then closed', async (t) => {
