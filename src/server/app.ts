@@ -7,6 +7,7 @@ import type { AppRegistry, ScreenRegistry } from '../ui/define-screen.js'
 import type { DevTools } from './dev/dev-tools.js'
 import type { Env } from './env.js'
 import { handleError } from './error-handler.js'
+import { answerParserRefusal } from './http/client-errors.js'
 import { createGenReqId, idSequence, trustedProxyPredicate } from './http/request-id.js'
 import { timeoutOptions, type Timeouts } from './http/timeouts.js'
 import { fastifyTrustProxy } from './http/trust-proxy.js'
@@ -88,8 +89,9 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     trustProxy: fastifyTrustProxy(env.TRUST_PROXY),
     routerOptions: ROUTER_OPTIONS,
     schemaController: { compilersFactory: { buildValidator: typeBoxValidators } },
-    // Errors raised while routing get the app's answer, not Fastify's bare JSON.
-    frameworkErrors: handleError
+    // Errors raised while routing get the app's answer, not Fastify's bare JSON; so do requests Node's parser refused.
+    frameworkErrors: handleError,
+    clientErrorHandler: answerParserRefusal
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const registry: AppRegistry = { ...SCREENS, ...options.screens }

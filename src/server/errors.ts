@@ -11,12 +11,14 @@ export const STATUSES = {
   403: { reason: 'Forbidden', title: 'Forbidden' },
   404: { reason: 'Not Found', title: 'Page not found' },
   405: { reason: 'Method Not Allowed', title: 'Method not allowed' },
+  408: { reason: 'Request Timeout', title: 'Request timed out' },
   412: { reason: 'Precondition Failed', title: 'Changed since your copy' },
   413: { reason: 'Payload Too Large', title: 'Request too large' },
   415: { reason: 'Unsupported Media Type', title: 'Unsupported content type' },
   416: { reason: 'Range Not Satisfiable', title: 'Range outside the file' },
   422: { reason: 'Unprocessable Content', title: 'Some answers need correcting' },
   429: { reason: 'Too Many Requests', title: 'Too many requests' },
+  431: { reason: 'Request Header Fields Too Large', title: 'Request too large' },
   500: { reason: 'Internal Server Error', title: 'Error' },
   503: { reason: 'Service Unavailable', title: 'Service unavailable' }
 } as const satisfies Record<number, StatusWords>
@@ -27,6 +29,10 @@ const FORM_NOT_VERIFIED = 'The form could not be verified. Please reload the pag
 
 export const ERRORS = {
   BAD_REQUEST: { status: 400, message: 'This request could not be processed.' },
+  // The next three are Node's parser's refusals (src/server/http/client-errors.ts).
+  MALFORMED_REQUEST: { status: 400, message: 'This request could not be read as HTTP: its request line, headers or body framing are malformed.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time. Please try again.' },
+  HEAD_TOO_LARGE: { status: 431, message: 'The address, or the headers and cookies sent with it, are too long for this server. Shorten the address or clear this site\'s cookies, and try again.' },
   FST_ERR_VALIDATION: { status: 400, message: 'The request is not valid.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'The request body is empty; JSON was expected.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'The request body is not valid JSON.' },

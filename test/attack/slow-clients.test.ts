@@ -2,6 +2,7 @@ import type { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../src/server/app.js'
+import { ERRORS } from '../../src/server/errors.js'
 import type { Timeouts } from '../../src/server/http/timeouts.js'
 import { build, testEnv } from '../helpers/app.js'
 import { getFresh, largestServedFile, openConnection, parseResponse, receivedEnding, within, type RawConnection } from '../helpers/raw-http.js'
@@ -69,7 +70,9 @@ t.test('a connection that sends nothing is answered 408 and closed at the header
   if (!closed) return t.fail('still open after 3 s')
   const afterMs = closed.at - connection.openedAt
   t.ok(afterMs >= SHORT.headersTimeout - 20 && afterMs < SHORT.headersTimeout + LATE_MS, `closed after ${Math.round(afterMs)} ms`)
-  t.match(connection.received().toString('latin1'), REQUEST_TIMEOUT_408, 'with a 408, so it was not the connection timeout, which says nothing')
+  const answer = connection.received().toString('utf8')
+  t.match(answer, REQUEST_TIMEOUT_408, 'with a 408, so it was not the connection timeout, which says nothing')
+  t.ok(answer.endsWith(`\r\n\r\n${ERRORS.REQUEST_TIMEOUT.message}`), 'in the catalogue\'s words')
 })
 
 t.test('a client trickling its headers is answered 408 and closed at the headers timeout', async (t) => {

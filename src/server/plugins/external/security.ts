@@ -17,6 +17,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every response's security headers, the policy without a nonce: for answers sent before the hooks run. */
     readonly securityHeaders: Readonly<Record<string, string>>
+    /** The headers of an answer that is not a document (words, JSON, a redirect): nothing loads in it or frames it. */
+    readonly answerHeaders: Readonly<Record<string, string>>
   }
   interface FastifyReply {
     /** This response's CSP nonce, drawn on first read: a response that never reads it gets a policy without one. */
@@ -96,6 +98,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   }
 
   app.decorate('securityHeaders', Object.freeze({ ...headers }))
+  app.decorate('answerHeaders', Object.freeze({ ...answerHeaders }))
   // Every document allows its scripts by a nonce or by hashes, so that is where one sent by such a route gets its own.
   const asDocument = (reply: FastifyReply) => {
     if (reply.request.routeOptions.config.document === false) reply.headers(headers)
