@@ -8,7 +8,7 @@ export interface SlowPart {
   delay: number
 }
 
-/** `slow` is deferred: the page shows at once, and the slow part where its fallback was when it comes. */
+/** `slow` is deferred: the page shows at once, and the slow part where its fallback was when it comes (docs/streaming.md says for whom). */
 export interface StreamingData {
   delay: number
   slow: Promise<SlowPart>
@@ -25,7 +25,7 @@ export default defineScreen<StreamingData>({
     return (
       <main>
         <h1>Streaming</h1>
-        <p>{`This page asked for a part that takes ${data.delay} ms. Everything else showed at once.`}</p>
+        <p>{`This page asked for a part that takes ${data.delay} ms. What is above the part showed at once; a browser that runs scripts had the rest at once too.`}</p>
         <Await resolve={data.slow} fallback={<p className='slow-part'>Loading…</p>} error={(message) => <p className='slow-part' role='alert'>{message}</p>}>
           {(slow) => <p className='slow-part'>{`Loaded after ${slow.delay} ms`}</p>}
         </Await>
