@@ -48,7 +48,8 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
     await app.drain(err ? { delayMs: 0, idleGraceMs: 0 } : drain)
     // Scraped until the end, so the drain shows in the metrics.
     await metricsListener?.close()
-    await tracing?.shutdown()
+    // A collector that is down loses the last spans; the instance still stopped cleanly.
+    await tracing?.shutdown().catch((error: unknown) => app.log.warn({ err: error }, 'the last spans could not be exported'))
   })
 
   try {

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import { once } from 'node:events'
 import t from 'tap'
 import { TEST_SECRETS } from '../helpers/app.js'
 import { otlpStandIn } from '../helpers/otlp.js'
@@ -51,4 +53,23 @@ t.test('a client that is no trusted proxy neither picks its trace id nor turns s
   const probes = collector.spans.filter((span) => span.name === 'GET /resources/healthcheck')
   t.equal(probes.length, 2, 'both requests are traced, the unsampled one included')
   t.ok(probes.every((span) => span.traceId !== TRACE_ID && span.parentSpanId === undefined), 'each in a trace of the server\'s own')
+})
+
+t.test('a collector that refuses the spans is named in the log at warn, and the server serves on and exits 0', async (t) => {
+  const refusing = createServer((_request, response) => { response.writeHead(400).end('no') })
+  refusing.listen(0, '127.0.0.1')
+  await once(refusing, 'listening')
+  t.teardown(() => refusing.close())
+  const address = refusing.address()
+  if (!address || typeof address === 'string') throw new Error('the refusing collector has no TCP address')
+  // The SDK's own setting: a batch every 100 ms rather than 5 s, so one goes out while the server runs.
+  const server = await startListening(t, { ...TEST_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${address.port}`, OTEL_BSP_SCHEDULE_DELAY: '100' })
+  t.equal((await fetch(`${server.url}/resources/healthcheck`)).status, 200)
+  await server.waitForLog((line) => line.component === 'opentelemetry', 5000)
+  t.equal((await fetch(`${server.url}/resources/healthcheck`)).status, 200, 'and it serves on')
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null }, 'a SIGTERM still exits 0, though the last spans cannot go out')
+  const warnings = server.logs().filter((line) => line.component === 'opentelemetry' || line.msg === 'the last spans could not be exported')
+  t.ok(warnings.length >= 2 && warnings.every((line) => line.level === 40), `warnings say so: ${JSON.stringify(warnings.map((line) => line.msg))}`)
+  t.equal(server.stderr(), '', 'nothing on stderr')
 })

@@ -23,7 +23,7 @@ function pathOf (url: string): string {
 
 // Imported on demand only: its SDK is long to load and its spans cost every request (docs/decisions/observability.md).
 export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: serviceName, TRUST_PROXY: trustProxy }: Pick<Env, 'OTEL_SERVICE_NAME' | 'TRUST_PROXY'> & { OTEL_EXPORTER_OTLP_ENDPOINT: string }): Promise<Tracing> {
-  const [{ SpanStatusCode }, { FastifyOtelInstrumentation }, { NodeTracerProvider, BatchSpanProcessor, AlwaysOnSampler }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+  const [{ diag, DiagLogLevel, SpanStatusCode }, { FastifyOtelInstrumentation }, { NodeTracerProvider, BatchSpanProcessor, AlwaysOnSampler }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
     import('@opentelemetry/api'),
     import('@fastify/otel'),
     import('@opentelemetry/sdk-trace-node'),
@@ -54,6 +54,12 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
 
   const isTrustedProxy = trustedProxyPredicate(trustProxy)
   const plugin = fp(async (app) => {
+    // OpenTelemetry reports a failed export (a collector down or refusing) only to its own diagnostic logger, silent
+    // until set: its warnings and errors go to the app's log, at warn, since serving goes on. At most one a batch.
+    const log = app.log.child({ component: 'opentelemetry' })
+    const warn = (message: string, ...details: unknown[]) => log.warn(details.length > 0 ? { details: details.map(String) } : {}, message)
+    const ignore = () => {}
+    diag.setLogger({ error: warn, warn, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN)
     // As for request ids (http/request-id.ts): trace context is believed from a trusted proxy only. Added before the
     // instrumentation's own onRequest hook, which reads these headers.
     app.addHook('onRequest', (request, _reply, done) => {
