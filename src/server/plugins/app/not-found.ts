@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { clientError } from '../../errors.js'
+import { withoutTrailingSlash } from '../../http/trailing-slash.js'
 
 const OR = new Intl.ListFormat('en', { type: 'disjunction' })
 
@@ -16,7 +17,14 @@ function refuse (request: FastifyRequest, reply: FastifyReply): Error {
 /** Decided in onRequest, before any body is read. Register after the cookie and security plugins: the error page needs them. */
 export const notFound = fp(async (app) => {
   app.addHook('onRequest', (request, reply, done) => {
-    done(request.is404 ? refuse(request, reply) : undefined)
+    if (!request.is404) return done()
+    // `/examples/` for `/examples`: one address per page, and a link with a slash too many still arrives.
+    const canonical = request.method === 'GET' || request.method === 'HEAD' ? withoutTrailingSlash(request.url) : null
+    if (canonical !== null && request.server.allowedMethods(canonical).includes('GET')) {
+      reply.header('Cache-Control', 'public, max-age=3600').redirect(canonical, 301)
+      return
+    }
+    done(refuse(request, reply))
   })
   // Reached only through reply.callNotFound().
   app.setNotFoundHandler((request, reply) => { throw refuse(request, reply) })
