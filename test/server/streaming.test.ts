@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
@@ -224,6 +225,23 @@ t.test('a client that leaves mid-stream is counted as abandoned, apart from the 
   t.equal(valueOf(samples, 'http_requests_abandoned_total', { route: '/weather', method: 'GET', speculation: 'none' }), 1)
   t.same(labelValues(samples, 'http_requests_abandoned_total', 'route'), ['/weather'], 'the page that ended is not')
   t.same(labelValues(samples, 'http_request_duration_seconds_count', 'route'), ['/'], 'nor is the abandoned one timed as a response')
+})
+
+t.test('a pass larger than the socket takes at once still arrives whole, under every encoding and delivery', async (t) => {
+  // Random, so it stays about 320 KB compressed too: far more than a socket buffers before it pushes back.
+  const summary = randomBytes(240_000).toString('base64')
+  const loader = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary }))) }))
+  const { url } = await listen(t, withWeather(loader))
+  for (const [delivery, headers] of [['streamed', RUNS_SCRIPTS], ['held', FIRST_VISIT]] as const) {
+    for (const encoding of ['br', 'gzip', 'identity']) {
+      // The signal only keeps a regression from hanging the suite: it fails the test instead.
+      const response = await fetch(`${url}/weather`, { headers: { ...headers, 'accept-encoding': encoding }, signal: AbortSignal.timeout(20_000) })
+      t.equal(response.headers.get('content-encoding'), encoding === 'identity' ? null : encoding, `${delivery}, ${encoding}`)
+      const html = await response.text()
+      t.ok(html.includes(`<p class="forecast">${summary}</p>`), `${delivery}, ${encoding}: the part is in place`)
+      t.match(html, /<\/html>/, 'and the document complete')
+    }
+  }
 })
 
 t.test('past the time limit, a pending part shows as timed out, the loader\'s signal fires and the response ends', async (t) => {

@@ -122,6 +122,8 @@ export function renderHeldStart (element: ReactNode): string | null {
 interface ConnectionHold {
   hold (): void
   release (): void
+  /** Lets every hold go at once: the response pushes back, and a held socket never drains. */
+  letGo (): void
 }
 
 // Held only while the response still writes (a HEAD's ends before its document is written), and let go on the
@@ -138,6 +140,9 @@ function connectionHold (reply: FastifyReply): ConnectionHold {
     },
     release () {
       held.pop()?.uncork()
+    },
+    letGo () {
+      for (const socket of held.splice(0)) socket.uncork()
     }
   }
 }
@@ -379,6 +384,9 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     if (sink.encoding) reply.header('Content-Encoding', sink.encoding)
     addVary(reply, 'Accept-Encoding')
     reply.send(sink.body)
+    // The response pushes back once a held socket holds more than its buffer takes (a long pass, a slow reader): the
+    // pipe then pauses the sink, and React waits for it to drain, which a corked socket never does. So it is let go.
+    sink.body.on('pause', connection.letGo)
     if (options.delivery === 'streamed') return pipeInto(sink, null)
     // A held body is written when it is ready, each part in place, so that it is complete without scripts; what
     // comes before its first pending part goes now (docs/decisions/streaming-to-script-runners.md).
