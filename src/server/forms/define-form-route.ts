@@ -26,7 +26,7 @@ export interface FormContext<Values> {
 export interface FormOutcome<Values> {
   /** Refuses the answers as the schema would: one message per field, the form shown again (422). */
   errors?: Partial<Record<keyof Values & string, string>>
-  /** A path on this site; the form's page by default. */
+  /** A path on this site; by default the form's page (for `/notes/:id`, the note posted from), or home for an action at an address of its own on such a page. */
   redirectTo?: string
   toast?: FlashToastInput
 }
@@ -69,14 +69,22 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
   const path = options.path ?? page.path
   if (!path) throw new TypeError(`defineFormRoute: the page "${page.id}" has no path; give the route a \`path\`.`)
   const form = new FormSchema(schema, { acceptUnknownFields })
-  const successTarget = page.path && !page.path.includes(':') ? page.path : '/'
+  /**
+   * The form's page: for a page at `/notes/:id` whose form posts to its own address, the note posted from. An action
+   * at an address of its own cannot tell which page of a parametric path it came from: home.
+   */
+  function pageAddress (request: FastifyRequest): string {
+    if (!page.path) return '/'
+    if (!page.path.includes(':')) return page.path
+    return path === page.path ? actionPath(request.url) : '/'
+  }
 
   const route = async (app: FastifyInstance) => {
     const { honeypot, flashToasts, cookieAttributes } = app
     const ignore = new Set([honeypot.nameFieldName, honeypot.validFromFieldName])
 
     async function showAgain (request: FastifyRequest, reply: FastifyReply, status: number, body: Record<string, unknown>, refusal: Omit<FormState, 'action' | 'values'>) {
-      const requestInfo = readRequestInfo(request, path === page.path ? request.url : successTarget)
+      const requestInfo = readRequestInfo(request, path === page.path ? request.url : pageAddress(request))
       const state: FormState = { action: actionPath(request.url), ...refusal, values: form.keep(body) }
       await reply.renderPage(page.id, { status, form: state, requestInfo })
     }
@@ -142,7 +150,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       if (errors && Object.keys(errors).length > 0) return refuse(request, reply, fields, errors)
 
       const toast = outcome?.toast ? setToast(request, reply, outcome.toast) : undefined
-      const redirectTo = safeRedirect(outcome?.redirectTo ?? successTarget)
+      const redirectTo = safeRedirect(outcome?.redirectTo ?? pageAddress(request))
       if (!wantsJson(request)) return reply.redirect(redirectTo, 303)
       const answer: FormSuccessBody = { ok: true, redirectTo, ...(toast ? { toast } : {}) }
       return reply.send(answer)

@@ -411,6 +411,16 @@ t.test('a form route on an address of its own goes back to its page after succes
   t.equal(pageData(refused.body).requestInfo.path, CONTACT_PATH, 'the theme switch returns to the page, not to the action')
 })
 
+t.test('on a page with a parameter in its address, success goes back to that page: the note posted from', async (t) => {
+  const { app } = await build(t, { honeypot: { timing: false }, screens: { note: { view: () => import('../../fixtures/note-form/note.js'), server: () => import('../../fixtures/note-form/note.server.js') } } })
+  const props = await renderedHoneypot(app, '/notes/42')
+  const sent = await postForm(app, '/notes/42?from=list', withHoneypot(props, { text: 'hello' }), SAME_ORIGIN)
+  t.equal(sent.statusCode, 303)
+  t.equal(sent.headers.location, '/notes/42')
+  const json = await app.inject({ method: 'POST', url: '/notes/42', headers: { accept: 'application/json', 'content-type': 'application/json', ...SAME_ORIGIN }, payload: JSON.stringify(withHoneypot(props, { text: 'hello' })) })
+  t.equal(json.json().redirectTo, '/notes/42', 'and says so to a script')
+})
+
 t.test('a redirect the handler asks for stays on this site', async (t) => {
   const { app } = await build(t, {
     screens: contactScreens({ action: defineAction({ schema: Type.Object({ to: Type.String() }), handle: ({ values }) => ({ redirectTo: values.to }) }) }),
