@@ -2,7 +2,8 @@
 // form and their NFKC forms, then on what the URL parser made.
 
 const BASE_ORIGIN = 'http://agent-stack.invalid'
-const MAX_LENGTH = 2048
+/** The longest address a redirect may go to: pages hand their own address to forms, up to this length. */
+export const MAX_REDIRECT_LENGTH = 2048
 const MAX_DECODES = 3
 
 // Browsers drop tab/CR/LF (`/<TAB>/evil` is `//evil`) and read `\` as `/` (WHATWG URL).
@@ -14,7 +15,7 @@ const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~-]+(?:\/[A-Za-z0-9_~-]+)*\/?)?(?:\?[A-Za-z
 
 /** The path + query + hash `input` names on this site, or `fallback`; safe in a `Location` header. */
 export function safeRedirect (input: unknown, fallback = '/'): string {
-  if (typeof input !== 'string' || input.length > MAX_LENGTH || input !== input.trim()) return fallback
+  if (typeof input !== 'string' || input.length > MAX_REDIRECT_LENGTH || input !== input.trim()) return fallback
   if (PLAIN_PATH.test(input)) return input
   if (!isUnambiguousPath(input)) return fallback
   const url = new URL(input, BASE_ORIGIN)

@@ -244,12 +244,17 @@ t.test('other content types get 415', async (t) => {
   t.equal(upper.statusCode, 303, 'media types are case-insensitive')
 })
 
-t.test('a body over the small limit gets 413', async (t) => {
+t.test('the longest address a page offers fits the body, form-encoded; a body over the small limit gets 413', async (t) => {
   const { app } = await build(t)
-  const page = await postForm(app, URL, { theme: 'dark', redirectTo: '/' + 'a'.repeat(5 * 1024) })
+  // 2046 characters, most of which form encoding writes as three bytes (`%2F`, `%26`, `%3D`).
+  const longest = '/?' + 'a=/&'.repeat(511)
+  const back = await postForm(app, URL, { theme: 'dark', redirectTo: longest })
+  t.equal(back.statusCode, 303)
+  t.equal(back.headers.location, longest, 'back to that address')
+  const page = await postForm(app, URL, { theme: 'dark', redirectTo: '/' + 'a'.repeat(9 * 1024) })
   assertRefused(t, page, 413)
   assertMessage(t, page, /too large/)
-  const json = await postJson(app, { theme: 'dark', padding: 'x'.repeat(5 * 1024) })
+  const json = await postJson(app, { theme: 'dark', padding: 'x'.repeat(9 * 1024) })
   assertRefused(t, json, 413)
   t.equal(json.json().error, 'Payload Too Large')
   const justUnder = await postForm(app, URL, { theme: 'dark', redirectTo: '/' + 'a'.repeat(3 * 1024) })

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { Type, type Static } from 'typebox'
-import { safeRedirect } from '../../shared/safe-redirect.js'
+import { MAX_REDIRECT_LENGTH, safeRedirect } from '../../shared/safe-redirect.js'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH } from '../../shared/theme.js'
 import { clientError } from '../errors.js'
 import { refuseForeignRequests } from '../forms/form-request.js'
@@ -14,7 +14,8 @@ export const ThemeSwitchBody = Type.Object({
 })
 export type ThemeSwitchBody = Static<typeof ThemeSwitchBody>
 
-const BODY_LIMIT = 4 * 1024
+// Room for the longest redirectTo a page offers: each character of its address takes up to three bytes form-encoded.
+const BODY_LIMIT = 3 * MAX_REDIRECT_LENGTH + 2 * 1024
 const THEMES_IN_WORDS = 'system, light or dark'
 
 function validationMessage (errors: FastifySchemaValidationError[]): string {
