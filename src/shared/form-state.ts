@@ -22,6 +22,8 @@ export interface FormErrorBody {
   error: string
   message: string
   errors: FieldErrors
+  /** Hidden fields to set before the form is sent again: a honeypot refusal's fresh token. */
+  fields?: Record<string, string>
 }
 
 /** The JSON a script gets for an accepted form (200): where a browser would have been sent. */

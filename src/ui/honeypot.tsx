@@ -10,8 +10,11 @@ export function HoneypotProvider ({ value, children }: { value: HoneyProps, chil
   return <HoneypotContext value={value}>{children}</HoneypotContext>
 }
 
-/** Render inside a <form>. `hidden`, not an inline style, which the CSP would refuse. */
-export function HoneypotInputs ({ label = 'Please leave this field blank' }: { label?: string }) {
+/**
+ * Render inside a <form>. `hidden`, not an inline style, which the CSP would refuse. `fresh`: values the server
+ * handed back by field name (a refusal's new token), in place of the page's.
+ */
+export function HoneypotInputs ({ label = 'Please leave this field blank', fresh = {} }: { label?: string, fresh?: Readonly<Record<string, string>> }) {
   const props = use(HoneypotContext)
   if (props === null) {
     throw new Error('<HoneypotInputs> must be rendered inside <HoneypotProvider value={honeyProps}>.')
@@ -33,7 +36,7 @@ export function HoneypotInputs ({ label = 'Please leave this field blank' }: { l
         id={`${id}-${props.validFromFieldName}`}
         name={props.validFromFieldName}
         type='hidden'
-        value={props.encryptedValidFrom}
+        value={fresh[props.validFromFieldName] ?? props.encryptedValidFrom}
       />
     </div>
   )

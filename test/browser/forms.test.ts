@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ERRORS } from '../../src/server/errors.js'
+import { ERRORS, SEND_AGAIN } from '../../src/server/errors.js'
 import { launchBrowser } from '../helpers/browser.js'
 import { controlValues, fieldMessages, fill, listenContact, openContact, send, SEND, summaryText } from '../helpers/contact-form.js'
 import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
@@ -19,8 +19,10 @@ const statusLine = (status: number, reason: string) => `console.error: Failed to
 
 t.test('the contact form, with JavaScript and without', async (t) => {
   const browser = await launchBrowser(t)
-  // No wait before a form counts as a person's, so the test need not sleep; the second app waits so long every post is too fast.
-  const { urls: [url, hastyUrl], received } = await listenContact(t, [{ minDelayMs: 0 }, { minDelayMs: 60_000 }])
+  // No wait before a form counts as a person's, so the test need not sleep; the second app waits so long every post
+  // is too fast; the third's clock is moved by hand, past a form's hour.
+  const clock = { now: Date.now() }
+  const { urls: [url, hastyUrl, clockedUrl], received } = await listenContact(t, [{ minDelayMs: 0 }, { minDelayMs: 60_000 }, { minDelayMs: 0, now: () => clock.now }])
 
   for (const javaScript of [true, false]) {
     const mode = javaScript ? 'with JavaScript' : 'without JavaScript'
@@ -100,6 +102,24 @@ t.test('the contact form, with JavaScript and without', async (t) => {
       t.match(await summaryText(page), ERRORS.TOO_FAST.message)
       t.equal((await controlValues(page)).message, VALID_ANSWERS.message, 'the message is still there')
       t.same(received, [])
+    })
+
+    await t.test(`${mode}: left open past its hour, the form says to send it again, and sending it again works`, async (t) => {
+      received.length = 0
+      const { page } = await openContact(t, browser, clockedUrl!, javaScript)
+      await fill(page, VALID_ANSWERS)
+      clock.now += 2 * 60 * 60 * 1000
+      const status = await send(page, javaScript)
+      if (!javaScript) t.equal(status, 400)
+      t.match(await summaryText(page), SEND_AGAIN.EXPIRED)
+      t.equal((await controlValues(page)).message, VALID_ANSWERS.message, 'the message is still there')
+      // The password is never sent back: a person types it again.
+      await page.fill('[name="password"]', VALID_ANSWERS.password!)
+      await Promise.all([
+        page.waitForResponse((response) => response.request().isNavigationRequest() && response.request().method() === 'GET' && response.status() === 200),
+        page.click(SEND)
+      ])
+      t.same(received.map((contact) => contact.email), ['ada@example.com'], 'sent, once')
     })
 
     await t.test(`${mode}: a post from another site is refused (403)`, async (t) => {

@@ -128,11 +128,18 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       try {
         honeypot.check(fields, page.id)
       } catch (error) {
-        if (!(error instanceof HoneypotError) || wantsJson(request)) throw error
+        if (!(error instanceof HoneypotError)) throw error
         // Answered here rather than by the error handler, so counted here.
         app.metrics?.honeypotRejected(error.code)
         request.log.info({ code: error.code, statusCode: error.statusCode }, error.message)
-        await showAgain(request, reply, error.statusCode, fields, { message: SEND_AGAIN[error.code], errors: {} })
+        const message = SEND_AGAIN[error.code]
+        if (wantsJson(request)) {
+          // The form in the page keeps its answers: with a fresh token, sending it again works, as the words say.
+          const token = honeypot.getInputProps(page.id).encryptedValidFrom
+          const answer: FormErrorBody = { ...errorBody({ status: error.statusCode, code: error.code, message }), errors: {}, fields: { [honeypot.validFromFieldName]: token } }
+          return reply.status(error.statusCode).send(answer)
+        }
+        await showAgain(request, reply, error.statusCode, fields, { message, errors: {} })
         return reply
       }
 

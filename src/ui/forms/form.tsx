@@ -26,6 +26,8 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
   const state = fromPage?.action === actionPath(action) ? fromPage : null
   const [refusal, setRefusal] = useState<Refusal | null>(state)
   const [pending, setPending] = useState(false)
+  // A honeypot refusal's fresh token, so that sending again works as its words say.
+  const [hidden, setHidden] = useState<Record<string, string>>({})
   // Counts refusals in this page, so the summary takes focus again for each.
   const [shown, setShown] = useState(0)
   const summary = useRef<HTMLDivElement>(null)
@@ -42,6 +44,7 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
     const outcome = await submitInBackground(event.currentTarget)
     // Pending until the next page replaces this one.
     if ('redirectTo' in outcome) return navigate(outcome.redirectTo)
+    if (outcome.fields) setHidden(outcome.fields)
     setPending(false)
     setRefusal(outcome)
     setShown((count) => count + 1)
@@ -52,7 +55,7 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
   return (
     <form method='post' action={action} className={['form', className].filter(Boolean).join(' ')} noValidate onSubmit={onSubmit} {...rest}>
       <FormContext value={context}>
-        <HoneypotInputs />
+        <HoneypotInputs fresh={hidden} />
         {refusal
           ? (
             // Rendered by the server with `autofocus`, so the summary has focus without JavaScript too.

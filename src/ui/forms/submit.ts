@@ -3,7 +3,7 @@ import type { FieldErrors } from '../../shared/form-state.js'
 /** What a background submission came to: a page to go to, or the messages to show on the form. */
 export type SubmitOutcome =
   | { redirectTo: string }
-  | { message: string, errors: FieldErrors }
+  | { message: string, errors: FieldErrors, fields?: Record<string, string> }
 
 export const NOT_SENT = 'The form could not be sent. Check your connection and try again.'
 export const NOT_ACCEPTED = 'The form could not be sent. Please try again.'
@@ -16,7 +16,9 @@ export function readAnswer (status: number, body: unknown): SubmitOutcome {
   if (typeof answer.errors === 'object' && answer.errors !== null) {
     for (const [name, message] of Object.entries(answer.errors)) if (typeof message === 'string') errors[name] = message
   }
-  return { message: typeof answer.message === 'string' && answer.message !== '' ? answer.message : NOT_ACCEPTED, errors }
+  const message = typeof answer.message === 'string' && answer.message !== '' ? answer.message : NOT_ACCEPTED
+  const fields = typeof answer.fields === 'object' && answer.fields !== null ? answer.fields as Record<string, string> : undefined
+  return fields ? { message, errors, fields } : { message, errors }
 }
 
 const SITE = 'http://this-site.invalid'

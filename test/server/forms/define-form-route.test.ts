@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import { Type } from 'typebox'
-import { ERRORS } from '../../../src/server/errors.js'
+import { ERRORS, SEND_AGAIN } from '../../../src/server/errors.js'
 import { FLASH_TOAST_COOKIE } from '../../../src/server/cookies/flash-toast.js'
 import { defineFormRoute } from '../../../src/server/forms/define-form-route.js'
 import { defineAction } from '../../../src/server/screens/index.js'
@@ -261,8 +261,8 @@ t.test('the handler may refuse answers too: the same 422, with its message', asy
   t.equal(setCookie(page, FLASH_TOAST_COOKIE), undefined)
 })
 
-t.test('a honeypot refusal is a 400: the form again with a message and the answers for a browser, the catalogue\'s message for a script', async (t) => {
-  const { post, postJson, received, clock, props, logs } = await buildContact(t)
+t.test('a honeypot refusal is a 400: the form again with a message and the answers for a browser, the message and a fresh token for a script', async (t) => {
+  const { app, post, postJson, received, clock, props, logs } = await buildContact(t)
   clock.now = T0 + 500
   const page = await post(VALID)
   t.equal(page.statusCode, 400)
@@ -275,7 +275,13 @@ t.test('a honeypot refusal is a 400: the form again with a message and the answe
   assertNothingDone(t, page, received)
   const json = await postJson(VALID)
   t.equal(json.statusCode, 400)
-  t.same(json.json(), { statusCode: 400, error: 'Bad Request', message: ERRORS.TOO_FAST.message })
+  const { fields, ...refusal } = json.json()
+  t.same(refusal, { statusCode: 400, error: 'Bad Request', message: ERRORS.TOO_FAST.message, errors: {} })
+  t.same(Object.keys(fields), [props.validFromFieldName], 'and a fresh token for the form in the page')
+  clock.now = T0 + 6000
+  const again = await postForm(app, CONTACT_PATH, withHoneypot({ ...props, encryptedValidFrom: fields[props.validFromFieldName] }, VALID), { ...SAME_ORIGIN, accept: 'application/json' })
+  t.equal(again.statusCode, 200, 'with which sending again works')
+  received.length = 0
 
   clock.now = T0 + 3000
   const filled = await post({ ...VALID, [props.nameFieldName]: 'https://spam.example' })
@@ -512,7 +518,7 @@ t.test('a honeypot token rendered on another page is refused: tokens are bound t
   const home = await renderedHoneypot(app, '/')
   const replayed = await postForm(app, CONTACT_PATH, withHoneypot(home, VALID), { accept: 'application/json' })
   t.equal(replayed.statusCode, 400)
-  t.equal(replayed.json().message, ERRORS.TIMESTAMP_INVALID.message)
+  t.equal(replayed.json().message, SEND_AGAIN.TIMESTAMP_INVALID)
   t.equal(received.length, 0)
 })
 
