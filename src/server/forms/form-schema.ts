@@ -1,5 +1,6 @@
 import type { Static, TObject, TSchema } from 'typebox'
 import { Compile, type Validator } from 'typebox/compile'
+import { Value } from 'typebox/value'
 import type { FieldErrors, FormValues } from '../../shared/form-state.js'
 import { fieldMessage, type FieldSchema, type Issue } from './field-messages.js'
 
@@ -111,14 +112,34 @@ export class FormSchema<S extends TObject> {
 
   #fromForm (name: string, value: unknown): unknown {
     if (value === '') return undefined
-    if (typeof value !== 'string') return value
-    const type = this.#fields.get(name)?.schema.type
-    if ((type === 'number' || type === 'integer') && DECIMAL.test(value)) return Number(value)
-    if (type === 'boolean' && TRUE.has(value)) return true
-    if (type === 'boolean' && FALSE.has(value)) return false
-    if (type === 'array') return [value]
+    const schema = this.#fields.get(name)?.schema
+    return schema ? fromFormText(schema, value) : value
+  }
+}
+
+type Shape = TSchema & { type?: unknown, items?: TSchema, anyOf?: TSchema[], enum?: unknown[] }
+
+/**
+ * A form sends text: each answer read as its schema says, the items of a list and the members of a union or an enum
+ * too (a group of boxes of numeric ids, a numeric radio group). Led by the schema, so a hostile body's nesting is
+ * never walked further than the schema goes.
+ */
+function fromFormText (schema: Shape, value: unknown): unknown {
+  if (Array.isArray(value)) return schema.type === 'array' && schema.items ? value.map((item) => fromFormText(schema.items!, item)) : value
+  if (typeof value !== 'string') return value
+  if (schema.type === 'array') return [schema.items ? fromFormText(schema.items, value) : value]
+  if (schema.anyOf) {
+    for (const member of schema.anyOf) {
+      const read = fromFormText(member, value)
+      if (Value.Check(member, read)) return read
+    }
     return value
   }
+  if (schema.enum) return schema.enum.find((member) => typeof member !== 'string' && String(member) === value) ?? value
+  if ((schema.type === 'number' || schema.type === 'integer') && DECIMAL.test(value)) return Number(value)
+  if (schema.type === 'boolean' && TRUE.has(value)) return true
+  if (schema.type === 'boolean' && FALSE.has(value)) return false
+  return value
 }
 
 /**

@@ -21,6 +21,23 @@ t.test('a form\'s text is read as a person meant it', async (t) => {
   t.same(survey.read({ name: 'Ada', count: '', tags: ['a', 'b'] }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', tags: ['a', 'b'] } }, 'an empty box is no answer')
 })
 
+t.test('a list, a union or an enum of numbers or booleans reads each answer as the schema says', async (t) => {
+  const Picks = new FormSchema(Type.Object({
+    ids: Type.Optional(Type.Array(Type.Integer())),
+    flags: Type.Optional(Type.Array(Type.Boolean())),
+    size: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)])),
+    level: Type.Optional(Type.Enum([1, 2, 'max'])),
+    limit: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    label: Type.Optional(Type.Union([Type.String(), Type.Integer()]))
+  }))
+  const read = (answers: Record<string, string | string[]>) => Picks.read(answers, { fromForm: true, ignore: NONE })
+  t.same(read({ ids: ['1', '22'], flags: ['on'], size: '2', level: '1', limit: '7', label: '5' }),
+    { ok: true, value: { ids: [1, 22], flags: [true], size: 2, level: 1, limit: 7, label: '5' } }, 'a union\'s first member that takes the answer wins')
+  t.same(read({ ids: '3', level: 'max' }), { ok: true, value: { ids: [3], level: 'max' } }, 'one box ticked is a list of one')
+  t.equal(read({ ids: ['1', 'x'] }).ok, false, 'an item that is no number is still refused')
+  t.equal(read({ size: '3' }).ok, false, 'and a number the union does not take')
+})
+
 t.test('text that is not what the field takes stays text, and is refused in words', async (t) => {
   for (const count of ['0x10', 'Infinity', '1,5', '12abc', '.']) {
     t.same(survey.read({ name: 'Ada', count }, { fromForm: true, ignore: NONE }), { ok: false, errors: { count: 'Enter a whole number.' } }, count)
