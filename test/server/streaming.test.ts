@@ -244,6 +244,28 @@ t.test('a pass larger than the socket takes at once still arrives whole, under e
   }
 })
 
+t.test('a part no boundary reads is sent when it settles, after React is done, and the response ends then', async (t) => {
+  const later = gate<string>()
+  const loader = defineLoader<WeatherData & { later: Promise<string> }>(() => ({ city: 'Lisbon', forecast: Promise.resolve({ summary: 'Sunny, 21 °C' }), later: later.promise }))
+  const { url } = await listen(t, { screens: { weather: screen(weather, { loader }) } })
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT]) {
+    const response = openStreamed(`${url}/weather`, headers)
+    await response.waitFor(FORECAST_SHOWN)
+    if (headers === RUNS_SCRIPTS) later.open('arrived')
+    const html = await response.ended
+    t.same(deferredOutcomes(html).map(([key]) => key).sort(), ['forecast', 'later'], 'both parts\' outcomes reach the browser')
+    t.same(deferredOutcomes(html).find(([key]) => key === 'later')?.[1], { ok: true, value: 'arrived' })
+  }
+})
+
+t.test('a part no boundary reads that never settles ends the response at the time limit, as timed out', async (t) => {
+  const loader = defineLoader<WeatherData & { later: Promise<string> }>(() => ({ city: 'Lisbon', forecast: Promise.resolve({ summary: 'Sunny, 21 °C' }), later: gate<string>().promise }))
+  const { url } = await listen(t, { screens: { weather: screen(weather, { loader }) }, env: { STREAM_TIME_LIMIT_MS: '100' } })
+  const html = await openStreamed(`${url}/weather`, RUNS_SCRIPTS).ended
+  t.match(html, FORECAST_SHOWN)
+  t.same(deferredOutcomes(html).find(([key]) => key === 'later')?.[1], { ok: false, message: DEFERRED_TIMED_OUT })
+})
+
 t.test('past the time limit, a pending part shows as timed out, the loader\'s signal fires and the response ends', async (t) => {
   const { signals, options } = gatedWeather()
   const { app, logs } = await build(t, { ...options, env: { STREAM_TIME_LIMIT_MS: '100' } })

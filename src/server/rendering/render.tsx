@@ -161,6 +161,8 @@ function connectionHold (reply: FastifyReply): ConnectionHold {
 class DocumentWriter {
   #started = false
   #ended = false
+  /** React has ended, but a part no boundary read is still on its way: the response ends when it comes. */
+  #ending = false
   /** React's last pass ended with flush(): its next write starts a pass, where a script may go between. */
   #betweenPasses = true
   /** The connection is held for the pass React is writing, until the sink has flushed it. */
@@ -174,7 +176,9 @@ class DocumentWriter {
     private readonly capture: Capture,
     sent: string | null,
     private readonly onBodyMismatch: () => void,
-    private readonly connection: ConnectionHold
+    private readonly connection: ConnectionHold,
+    /** How many deferred parts have not settled yet. */
+    private readonly pendingParts: () => number
   ) {
     if (sent === null) return
     this.#replaced = Buffer.alloc(0)
@@ -237,11 +241,12 @@ class DocumentWriter {
    */
   script (html: string, withNextPass: boolean): void {
     if (this.#ended) return
-    if (!this.#started || withNextPass) {
+    if (!this.#started || (withNextPass && !this.#ending)) {
       this.#queued.push(html)
       return
     }
     this.#send([html])
+    if (this.#ending && this.pendingParts() === 0) this.#end()
   }
 
   /** React has written what it had (the shell, or the whole document): scripts of parts settled by then follow it. */
@@ -250,7 +255,18 @@ class DocumentWriter {
     this.#send(this.#queued.splice(0))
   }
 
+  /**
+   * React is done. A part no boundary read (for code that reads it after hydration) may still be on its way: the
+   * response waits for it, within the document's time limit, which settles it as timed out.
+   */
   end (): void {
+    if (this.pendingParts() === 0) return this.#end()
+    this.#ending = true
+    this.#writeQueued()
+    this.flush()
+  }
+
+  #end (): void {
     this.#ended = true
     this.#writeQueued()
     this.capture.end()
@@ -306,8 +322,10 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     },
     onAllReady () {
       allReady = true
-      if (!sent) sendWhole()
-      else if (writer === null && held !== null) pipeInto(held.sink, held.start)
+      // A part no boundary reads may still be on its way: a document that streams waits for it; a bot's does not.
+      if (!sent && (options.delivery === 'whole' || (deferred?.pending ?? 0) === 0)) return sendWhole()
+      if (!sent) open()
+      if (writer === null && held !== null) pipeInto(held.sink, held.start)
     },
     onShellError (error) {
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
@@ -348,10 +366,10 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     setImmediate(() => setImmediate(() => abort(reason)))
   }
 
-  // React renders in a microtask queued before this one: a document not finished here waits on something, and gets
-  // a time limit and a disconnect watch, both released when its response ends.
+  // React renders in a microtask queued before this one: a document not finished here waits on something (a boundary,
+  // or a part no boundary reads), and gets a time limit and a disconnect watch, both released when its response ends.
   queueMicrotask(() => {
-    if (allReady) return
+    if (allReady && (deferred?.pending ?? 0) === 0) return
     timer = setTimeout(() => abortRequest(reply, new Error(`the document took longer than ${options.timeLimitMs} ms`)), options.timeLimitMs)
     if (signal.aborted) onAbort()
     else signal.addEventListener('abort', onAbort, { once: true })
@@ -402,7 +420,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     const destination = writer = new DocumentWriter(sink, capture, sent, () => {
       capture.spoil()
       request.log.error('a held document rendered differently the second time: its body was sent again in full; a component reads something besides its data (the clock, a random number)')
-    }, connection)
+    }, connection, () => deferred?.pending ?? 0)
     for (const html of early.splice(0)) destination.script(html, false)
     pipe(destination as unknown as NodeJS.WritableStream)
     destination.start()
