@@ -266,6 +266,15 @@ t.test('a part no boundary reads that never settles ends the response at the tim
   t.same(deferredOutcomes(html).find(([key]) => key === 'later')?.[1], { ok: false, message: DEFERRED_TIMED_OUT })
 })
 
+t.test('a page that waits but whose shell fails gets the 500 document, and its error is logged once', async (t) => {
+  const view = defineScreen<WeatherData>({ path: '/weather', meta: { title: 'Weather' }, component: () => { throw new Error('the shell broke') } })
+  const loader = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: gate<Forecast>().promise }))
+  const { app, logs } = await build(t, { screens: { weather: screen(view, { loader }) }, allowErrorLogs: true })
+  const response = await app.inject({ url: '/weather', headers: RUNS_SCRIPTS })
+  t.equal(response.statusCode, 500)
+  t.same(logs.filter((entry) => entry.level >= 50).map((entry) => entry.msg), ['the document shell failed to render'])
+})
+
 t.test('past the time limit, a pending part shows as timed out, the loader\'s signal fires and the response ends', async (t) => {
   const { signals, options } = gatedWeather()
   const { app, logs } = await build(t, { ...options, env: { STREAM_TIME_LIMIT_MS: '100' } })

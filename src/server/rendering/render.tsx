@@ -300,6 +300,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   let sent = false
   let allReady = false
   let failedAfterShell = false
+  let shellFailed = false
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let writer: DocumentWriter | null = null
@@ -328,6 +329,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
       if (writer === null && held !== null) pipeInto(held.sink, held.start)
     },
     onShellError (error) {
+      shellFailed = true
       // React can still call onAllReady after this (facebook/react#36890): `sent` guards it.
       if (sent) return
       sent = true
@@ -342,7 +344,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
       // A client that went away, or the time limit (logged once by stop()), is not a failure of the page.
       if (signal.aborted) return
       reply.documentFailed()
-      request.log.error({ err: error }, 'rendering failed')
+      // The error that fails the shell is logged by onShellFailed's caller (page-rendering.tsx): once.
+      queueMicrotask(() => { if (!shellFailed) request.log.error({ err: error }, 'rendering failed') })
     }
   })
 
