@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import { THEME_PREFERENCES, THEME_SWITCH_PATH, isThemePreference, type ThemePreference } from '../../src/shared/theme.js'
+import { THEME_SWITCH_BODY_LIMIT } from '../../src/server/routes/theme-switch.js'
 import { build, setCookie } from '../helpers/app.js'
 import { assertSameSitePath, assertServing } from '../helpers/attack.js'
 
@@ -18,8 +19,7 @@ import { assertSameSitePath, assertServing } from '../helpers/attack.js'
 
 const FORM = 'application/x-www-form-urlencoded'
 const JSON_TYPE = 'application/json'
-/** The route's own body limit (routes/theme-switch.ts). */
-const BODY_LIMIT = 4 * 1024
+const BODY_LIMIT = THEME_SWITCH_BODY_LIMIT
 /** inject's Host is localhost:80. */
 const OUR_ORIGIN = 'http://localhost'
 const RUNS = 400
@@ -78,7 +78,7 @@ const extraName = fc.oneof(
   fc.string({ maxLength: 10 })
 )
 /** Includes one value that alone takes the body past the route's limit. */
-const extraValue = fc.oneof(fc.string({ maxLength: 20, unit: 'binary' }), fc.constantFrom('', '%', '%zz', '&', '=', 'x'.repeat(5000)))
+const extraValue = fc.oneof(fc.string({ maxLength: 20, unit: 'binary' }), fc.constantFrom('', '%', '%zz', '&', '=', 'x'.repeat(BODY_LIMIT + 1)))
 
 /** The fields of a submission: `theme` and `redirectTo` missing, once or repeated, among other fields, in any order. */
 interface Fields {

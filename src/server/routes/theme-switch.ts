@@ -15,7 +15,7 @@ export const ThemeSwitchBody = Type.Object({
 export type ThemeSwitchBody = Static<typeof ThemeSwitchBody>
 
 // Room for the longest redirectTo a page offers: each character of its address takes up to three bytes form-encoded.
-const BODY_LIMIT = 3 * MAX_REDIRECT_LENGTH + 2 * 1024
+export const THEME_SWITCH_BODY_LIMIT = 3 * MAX_REDIRECT_LENGTH + 2 * 1024
 const THEMES_IN_WORDS = 'system, light or dark'
 
 function validationMessage (errors: FastifySchemaValidationError[]): string {
@@ -29,7 +29,7 @@ function validationMessage (errors: FastifySchemaValidationError[]): string {
 /** POST /resources/theme-switch: a form gets a 303 to a same-site path, a script its JSON; bad input a 4xx. */
 export const themeSwitchRoutes = fp(async function themeSwitchRoutes (app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(THEME_SWITCH_PATH, {
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: THEME_SWITCH_BODY_LIMIT,
     compress: false,
     // A redirect or JSON; a refusal a browser sees is a page, with the documents' headers.
     config: { document: false },
