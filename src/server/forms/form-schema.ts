@@ -111,7 +111,8 @@ export class FormSchema<S extends TObject> {
   }
 
   #fromForm (name: string, value: unknown): unknown {
-    if (value === '') return undefined
+    // A box of spaces is as empty to a person as a blank one; a password's spaces are the visitor's own.
+    if (value === '' || (typeof value === 'string' && value.trim() === '' && !this.sensitive.has(name))) return undefined
     const schema = this.#fields.get(name)?.schema
     return schema ? fromFormText(schema, value) : value
   }

@@ -19,6 +19,8 @@ t.test('a form\'s text is read as a person meant it', async (t) => {
   t.same(survey.read({ name: 'Ada', subscribe: 'false' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', subscribe: false } })
   t.same(survey.read({ name: 'Ada', subscribe: 'off' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', subscribe: false } })
   t.same(survey.read({ name: 'Ada', count: '', tags: ['a', 'b'] }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', tags: ['a', 'b'] } }, 'an empty box is no answer')
+  t.same(survey.read({ name: ' \t ', secret: '   ' }, { fromForm: true, ignore: NONE }), { ok: false, errors: { name: 'This field is required.' } }, 'nor is one of spaces alone')
+  t.same(survey.read({ name: 'Ada', secret: '   ' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', secret: '   ' } }, 'but a secret\'s spaces are kept')
 })
 
 t.test('a list, a union or an enum of numbers or booleans reads each answer as the schema says', async (t) => {
