@@ -53,11 +53,11 @@ export const clientOptions = {
 }
 
 /**
- * Module-level names mangled and two compress passes: terser takes off what
- * esbuild, minifying module by module, leaves. Statements stay apart rather
- * than joined by commas, which gzip compresses less well.
+ * Module-level names mangled, which esbuild leaves long once it has joined
+ * modules. No compress passes: on the shell they cost three quarters of
+ * terser's time and made the gzip larger (docs/decisions/first-javascript.md).
  */
-const TERSER_OPTIONS = { module: true, compress: { passes: 2, sequences: false }, format: { comments: false } }
+const TERSER_OPTIONS = { module: true, compress: false, format: { comments: false } }
 
 /**
  * terser over each script, after esbuild, reading esbuild's source map and
