@@ -32,9 +32,3 @@ export interface FormSuccessBody {
   redirectTo: string
   toast?: Toast
 }
-
-/** The path a form posts to, as its state is matched: the address without query or fragment. */
-export function actionPath (url: string): string {
-  const end = url.search(/[?#]/)
-  return end === -1 ? url : url.slice(0, end)
-}

@@ -2,7 +2,8 @@ import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Static, TObject } from 'typebox'
-import { actionPath, type FieldErrors, type FormErrorBody, type FormState, type FormSuccessBody } from '../../shared/form-state.js'
+import { pathOf } from '../../shared/address.js'
+import type { FieldErrors, FormErrorBody, FormState, FormSuccessBody } from '../../shared/form-state.js'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { clientError, ERRORS, errorBody, SEND_AGAIN } from '../errors.js'
 import type { FlashToastInput } from '../cookies/flash-toast.js'
@@ -76,7 +77,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
   function pageAddress (request: FastifyRequest): string {
     if (!page.path) return '/'
     if (!page.path.includes(':')) return page.path
-    return path === page.path ? actionPath(request.url) : '/'
+    return path === page.path ? pathOf(request.url) : '/'
   }
 
   const route = async (app: FastifyInstance) => {
@@ -85,7 +86,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
 
     async function showAgain (request: FastifyRequest, reply: FastifyReply, status: number, body: Record<string, unknown>, refusal: Omit<FormState, 'action' | 'values'>) {
       const requestInfo = readRequestInfo(request, path === page.path ? request.url : pageAddress(request))
-      const state: FormState = { action: actionPath(request.url), ...refusal, values: form.keep(body) }
+      const state: FormState = { action: pathOf(request.url), ...refusal, values: form.keep(body) }
       await reply.renderPage(page.id, { status, form: state, requestInfo })
     }
 

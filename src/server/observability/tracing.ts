@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
+import { pathOf } from '../../shared/address.js'
 import type { Env } from '../env.js'
 import { trustedProxyPredicate } from '../http/request-id.js'
 import { documentTiming } from '../plugins/app/document-timing.js'
@@ -14,12 +15,6 @@ export interface Tracing {
 
 /** W3C trace context and baggage: what a client could use to pick its trace id or turn sampling off. */
 const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'] as const
-
-/** Spans name the path only: a query can carry tokens, and the logs leave it out too. */
-function pathOf (url: string): string {
-  const query = url.indexOf('?')
-  return query === -1 ? url : url.slice(0, query)
-}
 
 // Imported on demand only: its SDK is long to load and its spans cost every request (docs/decisions/observability.md).
 export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: serviceName, TRUST_PROXY: trustProxy }: Pick<Env, 'OTEL_SERVICE_NAME' | 'TRUST_PROXY'> & { OTEL_EXPORTER_OTLP_ENDPOINT: string }): Promise<Tracing> {
@@ -46,6 +41,7 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
     instrumentHooks: false,
     requestHook: (span, request) => {
       span.updateName(`${request.method} ${routePattern(request)}`)
+      // The path only: a query can carry tokens, and the logs leave it out too.
       span.setAttribute('url.path', pathOf(request.url))
     }
   })

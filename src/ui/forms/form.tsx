@@ -1,5 +1,6 @@
 import { use, useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
-import { actionPath, type FieldErrors } from '../../shared/form-state.js'
+import { pathOf } from '../../shared/address.js'
+import type { FieldErrors } from '../../shared/form-state.js'
 import { HoneypotInputs } from '../honeypot.js'
 import { FormContext, PageFormStateContext, useFormContext } from './form-context.js'
 import { navigate, submitInBackground } from './submit.js'
@@ -23,7 +24,7 @@ export interface FormProps {
  */
 export function Form ({ action, className, children, ...rest }: FormProps) {
   const fromPage = use(PageFormStateContext)
-  const state = fromPage?.action === actionPath(action) ? fromPage : null
+  const state = fromPage?.action === pathOf(action) ? fromPage : null
   const [refusal, setRefusal] = useState<Refusal | null>(state)
   const [pending, setPending] = useState(false)
   // A honeypot refusal's fresh token, so that sending again works as its words say.

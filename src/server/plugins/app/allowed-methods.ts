@@ -1,6 +1,7 @@
 import type { FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
+import { pathOf } from '../../../shared/address.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,8 +31,7 @@ export const allowedMethods = fp<{ routerOptions?: FastifyServerOptions['routerO
   })
 
   app.decorate('allowedMethods', (url: string) => {
-    const end = url.indexOf('?')
-    const path = end === -1 ? url : url.slice(0, end)
+    const path = pathOf(url)
     return [...methods].filter((method) => router.find(method as FindMyWay.HTTPMethod, path) !== null).sort()
   })
 }, { name: 'allowed-methods', fastify: '5.x' })
