@@ -10,13 +10,15 @@ export interface ReceivedSpan {
   name: string
   attributes: Record<string, unknown>
   service: unknown
+  /** OTLP's status code: 0 unset, 1 ok, 2 error. */
+  status: number
 }
 
 interface KeyValue { key: string, value: Record<string, unknown> }
 interface ExportRequest {
   resourceSpans?: Array<{
     resource?: { attributes?: KeyValue[] }
-    scopeSpans?: Array<{ spans?: Array<{ traceId: string, spanId: string, parentSpanId?: string, name: string, attributes?: KeyValue[] }> }>
+    scopeSpans?: Array<{ spans?: Array<{ traceId: string, spanId: string, parentSpanId?: string, name: string, attributes?: KeyValue[], status?: { code?: number } }> }>
   }>
 }
 
@@ -37,7 +39,7 @@ export async function otlpStandIn (t: Test): Promise<{ url: string, spans: Recei
       const service = flatten(resourceSpans.resource?.attributes)['service.name']
       for (const scope of resourceSpans.scopeSpans ?? []) {
         for (const span of scope.spans ?? []) {
-          spans.push({ traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: flatten(span.attributes), service })
+          spans.push({ traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId || undefined, name: span.name, attributes: flatten(span.attributes), service, status: span.status?.code ?? 0 })
         }
       }
     }

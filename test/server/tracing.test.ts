@@ -37,7 +37,21 @@ t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, GET / from a trusted proxy is a span o
   t.equal(render?.traceId, TRACE_ID, 'the render is traced too')
   t.equal(render?.parentSpanId, request?.spanId, 'within the request')
   t.same(render?.attributes, { 'page.id': 'home', 'render_cache.outcome': 'miss' })
+  t.equal(render?.status, 0, 'a render that worked carries no error')
   t.ok(collector.spans.some((span) => span.name === 'GET /resources/healthcheck' && span.traceId !== TRACE_ID), 'a request without traceparent starts a trace of its own')
+})
+
+t.test('a document whose deferred part failed has its render span marked as an error, though its status is 200', async (t) => {
+  const collector = await otlpStandIn(t)
+  const server = await startListening(t, { ...TEST_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/` })
+  const page = await fetch(`${server.url}/examples/streaming?delay=0&fail=1`, { headers: { accept: 'text/html' } })
+  t.equal(page.status, 200)
+  t.match(await page.text(), /the slow service failed/, 'the part\'s failure is in the page')
+  server.child.kill('SIGTERM')
+  t.same(await server.exited, { code: 0, signal: null })
+  const render = collector.spans.find((span) => span.name === 'render')
+  t.equal(render?.attributes['page.id'], 'examplesStreaming')
+  t.equal(render?.status, 2, 'the render is an error')
 })
 
 t.test('a client that is no trusted proxy neither picks its trace id nor turns sampling off', async (t) => {

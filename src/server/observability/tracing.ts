@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { pathOf } from '../../shared/address.js'
 import type { Env } from '../env.js'
 import { trustedProxyPredicate } from '../http/request-id.js'
-import { documentTiming } from '../plugins/app/document-timing.js'
+import { documentOutcome, documentTiming } from '../plugins/app/document-timing.js'
 import { routePattern } from '../plugins/external/metrics.js'
 
 export interface Tracing {
@@ -70,7 +70,7 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
       const { context } = request.opentelemetry()
       if (timing?.renderMs !== undefined && context) {
         const span = tracer.startSpan('render', { startTime: timing.startedAt, attributes: { 'page.id': timing.page, 'render_cache.outcome': timing.cache } }, context)
-        if (timing.failed) span.setStatus({ code: SpanStatusCode.ERROR })
+        if (documentOutcome(reply)?.failed === true) span.setStatus({ code: SpanStatusCode.ERROR })
         span.end(timing.startedAt + timing.renderMs)
       }
       done()

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import type { CacheOutcome, DocumentOutcome } from '../../observability/metrics.js'
+import { deferredPartsOf } from '../../rendering/deferred-parts.js'
 import type { Delivery } from '../../rendering/render.js'
 
 declare module 'fastify' {
@@ -37,9 +38,16 @@ export function documentTiming (reply: FastifyReply): DocumentTiming | undefined
   return (reply as FastifyReply & TimingSlot)[TIMING] ?? undefined
 }
 
-/** Read when the response has ended: its last byte has just been written. */
-export function documentOutcome ({ page, cache, renderMs, delivery, headMs, failed, startedAt }: DocumentTiming, now = performance.now()): DocumentOutcome {
+/**
+ * Read when the response has ended: its last byte has just been written. A document failed when its shell did, or a
+ * deferred part did while its client was still there. Undefined for a response that is no document.
+ */
+export function documentOutcome (reply: FastifyReply, now = performance.now()): DocumentOutcome | undefined {
+  const timing = documentTiming(reply)
+  if (timing === undefined) return undefined
+  const { page, cache, renderMs, delivery, headMs, startedAt } = timing
   const renderSeconds = (renderMs ?? 0) / 1000
+  const failed = timing.failed || deferredPartsOf(reply)?.failed === true
   return { page, cache, renderSeconds, delivery, headSeconds: headMs === undefined ? renderSeconds : headMs / 1000, lastByteSeconds: (now - startedAt) / 1000, failed }
 }
 

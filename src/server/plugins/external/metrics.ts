@@ -3,8 +3,7 @@ import fp from 'fastify-plugin'
 import { HoneypotError } from '../../security/honeypot.js'
 import type { Metrics } from '../../observability/metrics.js'
 import { speculationOf } from '../../http/speculation.js'
-import { deferredPartsOf } from '../../rendering/deferred-parts.js'
-import { documentOutcome, documentTiming } from '../app/document-timing.js'
+import { documentOutcome } from '../app/document-timing.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,8 +46,8 @@ export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
   })
   app.addHook('onResponse', (request, reply, done) => {
     recorder.observeRequest(routePattern(request), request.method, reply.statusCode, reply.elapsedTime / 1000, speculationOf(request))
-    const timing = documentTiming(reply)
-    if (timing) recorder.documentSent({ ...documentOutcome(timing), failed: timing.failed || deferredPartsOf(reply)?.failed === true })
+    const document = documentOutcome(reply)
+    if (document) recorder.documentSent(document)
     done()
   })
 }, { name: 'metrics', fastify: '5.x', dependencies: ['document-timing', 'page-rendering', 'readiness'] })
