@@ -11,9 +11,11 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * Each script's new name hashes its own bytes, with the names of the scripts
- * it refers to left out, together with the same of every script it reaches
- * through its imports: a change anywhere below renames it, and the entry and a
- * page that import each other (the fold) still get names.
+ * it refers to left out, then the same of every script it reaches through its
+ * imports: a change anywhere below renames it, and the entry and a page that
+ * import each other (the fold) still get names. Its own bytes come first, as
+ * the scripts of a cycle reach the same set: two chunks of it would otherwise
+ * get one name, and one file would overwrite the other.
  * @param {import('esbuild').Metafile} metafile
  * @returns {Promise<import('esbuild').Metafile>} the same, under the new names
  */
@@ -31,9 +33,14 @@ export async function nameByContent (metafile) {
   }
   /** Old output path → new one. */
   const renamed = new Map(scripts.map((output) => {
-    const hash = digest(...[...reached(output)].map((path) => own.get(path)).sort())
+    const hash = digest(own.get(output), ...[...reached(output)].map((path) => own.get(path)).sort())
     return [output, output.replace(HASHED, `-${hash}.js`)]
   }))
+  const taken = new Map()
+  for (const [from, to] of renamed) {
+    if (taken.has(to)) throw new Error(`build: ${basename(taken.get(to))} and ${basename(from)} would both ship as ${basename(to)}`)
+    taken.set(to, from)
+  }
   const newBase = new Map([...renamed].map(([from, to]) => [basename(from), basename(to)]))
   const rename = (text) => text.replace(names, (name) => newBase.get(name))
 

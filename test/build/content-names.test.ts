@@ -48,3 +48,39 @@ t.test('references, source maps and the metafile follow the new names', async (t
   const pageOutput = Object.entries(metafile.outputs).find(([file]) => file.endsWith(name('page')))
   t.ok(pageOutput?.[1].imports.some((imported) => imported.path.endsWith(name('shared'))), 'the metafile\'s imports too')
 })
+
+/** Scripts as a build leaves them, each with its code and the scripts it imports, named `<prefix>-<8 characters>.js`. */
+async function writtenScripts (t: Test, scripts: Record<string, { code: string, imports: string[] }>) {
+  const dir = join(DIST_DIR, `content-names-${Math.random().toString(36).slice(2)}`)
+  await mkdir(dir, { recursive: true })
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const out = (file: string) => relative(PROJECT, join(dir, file))
+  for (const [file, { code }] of Object.entries(scripts)) await writeFile(join(dir, file), code)
+  const outputs = Object.fromEntries(Object.entries(scripts).map(([file, { imports }]) => [
+    out(file), { imports: imports.map((imported) => ({ path: out(imported), kind: 'import-statement' })) }
+  ])) as unknown as esbuild.Metafile['outputs']
+  return { dir, rename: () => nameByContent({ inputs: {}, outputs }) }
+}
+
+t.test('two chunks in a cycle with the entry keep a name each: neither overwrites the other', async (t) => {
+  // The fold makes the entry and the chunks that share its code import each other, so all three reach the same set.
+  const { dir, rename } = await writtenScripts(t, {
+    'entry-AAAAAAAA.js': { code: 'import("./chunk-BBBBBBBB.js");import("./chunk-CCCCCCCC.js");export const r=1', imports: ['chunk-BBBBBBBB.js', 'chunk-CCCCCCCC.js'] },
+    'chunk-BBBBBBBB.js': { code: 'import{r}from"./entry-AAAAAAAA.js";export const forms=r+1', imports: ['entry-AAAAAAAA.js'] },
+    'chunk-CCCCCCCC.js': { code: 'import{r}from"./entry-AAAAAAAA.js";export const wait=r+2', imports: ['entry-AAAAAAAA.js'] }
+  })
+  await rename()
+  const chunks = (await readdir(dir)).filter((file) => file.startsWith('chunk-'))
+  t.equal(chunks.length, 2, `both chunks are there: ${chunks.join(', ')}`)
+  const codes = await Promise.all(chunks.map((file) => readFile(join(dir, file), 'utf8')))
+  t.same(codes.map((code) => code.match(/export const (\w+)/)?.[1]).sort(), ['forms', 'wait'], 'each under its own name')
+})
+
+t.test('two scripts that would ship under one name fail the build, naming both', async (t) => {
+  const { rename } = await writtenScripts(t, {
+    'chunk-BBBBBBBB.js': { code: 'export const x=1', imports: [] },
+    'chunk-CCCCCCCC.js': { code: 'export const x=1', imports: [] }
+  })
+  await t.rejects(rename(), /chunk-BBBBBBBB\.js and chunk-CCCCCCCC\.js would both ship as chunk-[A-Z0-9]{8}\.js/)
+})
+
