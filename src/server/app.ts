@@ -40,7 +40,10 @@ import { themeSwitchRoutes } from './routes/theme-switch.js'
 import { loadScreens } from './screens/load-screens.js'
 import type { HoneypotOptions } from './security/honeypot.js'
 
-/** Where the build (build/) writes: two levels up from src/server/ or dist/server/. */
+/**
+ * Where the production build (build/paths.mjs) writes: two levels up from src/server/. An app built in-process
+ * (the tests) serves it unless given `distDir`; a built server is given the folder it was built into (main.ts).
+ */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 
 export interface AppOptions {

@@ -1,5 +1,7 @@
-// The process entry of the built server: node dist/server/main.js, as npm start, the image and the tests run it.
+// The process entry of the built server: node dist/server/main.js, as npm start, the image and the tests run it,
+// and node .dev/server/main.js, as npm run dev does.
 import { enableCompileCache } from 'node:module'
+import { fileURLToPath } from 'node:url'
 
 // Node's compile cache, in the system's temporary folder: a later start skips compiling the server's modules
 // (about 30 ms, docs/decisions/start-up.md). Where that folder cannot be written, the server starts without it.
@@ -8,4 +10,6 @@ enableCompileCache()
 // imported below rather than at the top.
 process.setSourceMapsEnabled(true)
 const { serve } = await import('./serve.js')
-await serve()
+// The build this file belongs to, one level up: a server serves its own build's browser files and manifest,
+// never another's (npm run dev's and the production build live apart, docs/decisions/development-loop.md).
+await serve({ distDir: fileURLToPath(new URL('../', import.meta.url)) })

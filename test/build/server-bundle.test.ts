@@ -20,7 +20,7 @@ import { freePort, startListening, startServer } from '../helpers/process.js'
 const BUILT = join(DIST_DIR, 'server')
 const OPENTELEMETRY_SDK = ['@fastify/otel', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources']
 
-/** A server build of `mode` in a folder of the test's own; in `outdir` to run it (two levels under the project, to find dist/ as dist/server does). */
+/** A server build of `mode` in a folder of the test's own; in `outdir` to run it (a folder of dist/, to serve dist/ as dist/server does). */
 async function built (t: Test, mode: 'production' | 'development', outdir?: string) {
   outdir ??= await mkdtemp(join(tmpdir(), `server-${mode}-`))
   t.teardown(() => rm(outdir, { recursive: true, force: true }))
