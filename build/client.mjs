@@ -103,5 +103,5 @@ export async function buildClient () {
   const [metafile, screens] = await Promise.all([buildBrowserFiles(clientOptions), screenModules()])
   await writeFile(join(dist, 'client-meta.json'), JSON.stringify(metafile))
   await precompress(clientOut)
-  return manifestFrom(metafile, screens)
+  return manifestFrom(metafile, screens, clientOut)
 }

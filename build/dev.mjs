@@ -13,13 +13,13 @@ import { createInterface } from 'node:readline'
 import * as esbuild from 'esbuild'
 import { clientOptions } from './client.mjs'
 import { manifestFrom } from './manifest.mjs'
-import { clientOut, dist, manifestPath, root } from './paths.mjs'
+import { development, root } from './paths.mjs'
 import { screenModules } from './screens.mjs'
 import { serverOptions } from './server.mjs'
 
 const log = (line) => console.log(line)
-/** Beside the production server's folder, never in it; two levels down, so it finds dist/ as that one does. */
-const serverOut = join(dist, 'development-server')
+/** .dev/, never dist/: a production build made meanwhile (npm run build, npm start, npm test) leaves this one whole. */
+const { dir: out, clientOut, serverOut, manifestPath } = development
 const STATIC = join(root, 'static')
 
 /** static/ is watched with the sources (esbuild watches what a build reads, and what a plugin names) and copied after each build. */
@@ -38,6 +38,7 @@ const staticFiles = {
 /** The browser files of the loop: React's development build, unminified, so errors say what differs. */
 const developmentClientOptions = {
   ...clientOptions,
+  outdir: join(clientOut, 'assets'),
   minify: false,
   define: { ...clientOptions.define, 'process.env.NODE_ENV': '"development"' },
   plugins: [staticFiles, ...clientOptions.plugins]
@@ -165,7 +166,7 @@ async function publish () {
   if (!changed && failing) server.report([])
   failing = false
   if (!changed) return
-  await writeFile(manifestPath, JSON.stringify({ ...manifestFrom(client.metafile, await screenModules()), mode: 'development' }, null, 2))
+  await writeFile(manifestPath, JSON.stringify(manifestFrom(client.metafile, await screenModules(), clientOut), null, 2))
   await server.restart()
   await Promise.all([removeOthers(join(clientOut, 'assets'), client.outputFiles), removeOthers(serverOut, bundle.outputFiles)])
   log('built: a new server starts, open pages reload')
@@ -198,8 +199,9 @@ const schedule = () => {
 /** Tells of every build esbuild's watch made: publish()'s own rebuilds are not news. */
 const changes = { name: 'changes', setup (build) { build.onEnd(() => { if (!rebuilding) schedule() }) } }
 
-// Whatever was built before is not this loop's: `npm start` must not take it for a production build.
-await Promise.all([rm(clientOut, { recursive: true, force: true }), rm(serverOut, { recursive: true, force: true }), rm(manifestPath, { force: true })])
+// From nothing: only files that differ are written, and the first build must write, so start a server, even where an
+// earlier loop left the same files.
+await rm(out, { recursive: true, force: true })
 // Not written by esbuild (write: false): publish() writes a build only once both built, so a failure leaves the last good one whole.
 contexts = await Promise.all([
   esbuild.context({ ...developmentClientOptions, write: false, logLevel: 'silent', plugins: [...developmentClientOptions.plugins, changes] }),

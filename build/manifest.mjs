@@ -1,7 +1,7 @@
 // Which browser files a document loads: the shell every page needs, and each screen's own chunks by screen id.
 // The server writes its <script>, <link rel="modulepreload"> and stylesheet tags from the manifest made here.
 import { join, relative } from 'node:path'
-import { clientOut, root } from './paths.mjs'
+import { root } from './paths.mjs'
 
 const ENTRY = 'src/client/entry.tsx'
 const STYLES = 'src/ui/styles.css'
@@ -58,11 +58,12 @@ export function deferredOutputs (metafile, entryPoint = ENTRY) {
 }
 
 /**
- * The asset manifest (dist/manifest.json) from the browser build's metafile, as URLs.
+ * A build's asset manifest (its manifest.json) from the browser build's metafile, as URLs.
  * @param {Record<string, string>} screens the view's source module by screen id (screenModules)
+ * @param {string} clientDir the folder the server serves them from: the production build's, or npm run dev's
  */
-export function manifestFrom (metafile, screens) {
-  const toUrl = (file) => '/' + relative(clientOut, join(root, file)).split('\\').join('/')
+export function manifestFrom (metafile, screens, clientDir) {
+  const toUrl = (file) => '/' + relative(clientDir, join(root, file)).split('\\').join('/')
   const styles = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === STYLES)
   if (!styles) throw new Error('the build produced no stylesheet')
   const [entry, ...preloads] = initialOutputs(metafile).map(toUrl)

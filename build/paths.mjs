@@ -3,8 +3,14 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-export const dist = join(root, 'dist')
-export const clientOut = join(dist, 'client')
-export const serverOut = join(dist, 'server')
-/** Written last by a build: its presence and time mark a complete one (staleness.mjs). */
-export const manifestPath = join(dist, 'manifest.json')
+
+/**
+ * A build's folder: the browser files, the server (which serves the folder it sits in, src/server/main.ts) and the
+ * manifest, written last: its presence and time mark a complete build (staleness.mjs).
+ */
+const buildIn = (dir) => ({ dir, clientOut: join(dir, 'client'), serverOut: join(dir, 'server'), manifestPath: join(dir, 'manifest.json') })
+
+/** The production build: npm run build, npm start, npm test and the image. */
+export const { dir: dist, clientOut, serverOut, manifestPath } = buildIn(join(root, 'dist'))
+/** npm run dev's, in a folder of its own: neither build ever writes over the other while its server runs. */
+export const development = buildIn(join(root, '.dev'))

@@ -1,5 +1,5 @@
 // Whether dist/ must be built again: npm start and a subset of the tests reuse a build that is still fresh.
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { manifestPath, root } from './paths.mjs'
 
@@ -21,8 +21,6 @@ async function newestMtime (path) {
 export async function isStale () {
   const built = await stat(manifestPath).catch(() => null)
   if (!built) return true
-  // npm run dev's build is never the one to serve or test.
-  if (JSON.parse(await readFile(manifestPath, 'utf8')).mode === 'development') return true
   const sources = await Promise.all(SOURCES.map((source) => newestMtime(join(root, source))))
   return Math.max(...sources) > built.mtimeMs
 }

@@ -1,12 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { cp, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { launchBrowser, openPage, waitForHydration, type WatchedPage } from '../helpers/browser.js'
-import { freePort } from '../helpers/process.js'
+import { TEST_SECRETS } from '../helpers/app.js'
+import { freePort, startListening } from '../helpers/process.js'
 
 /**
  * `npm run dev` end to end, on a copy of the project: a page open in
@@ -14,9 +16,10 @@ import { freePort } from '../helpers/process.js'
  * a broken build in an overlay while the last good build keeps serving, and
  * recovers with the fix; a render error shows its component stack in source
  * files; a hydration mismatch says what differs (React's development build);
- * type errors reach the terminal without holding the rebuild back; each
- * request is one log line and assets none; and stopping the loop, as an
- * editor or Ctrl-C does, leaves no process behind and the port free.
+ * type errors reach the terminal without holding the rebuild back; a
+ * production build made meanwhile and the loop's builds leave each other's
+ * files alone; each request is one log line and assets none; and stopping the
+ * loop, as an editor or Ctrl-C does, leaves no process behind and the port free.
  */
 
 t.setTimeout(240_000)
@@ -103,6 +106,20 @@ function countLoads (page: Page): () => number {
   let loads = 0
   page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) loads++ })
   return () => loads
+}
+
+/** Each browser file the home page at `url` names, with the status it answers. */
+async function assetStatuses (url: string): Promise<string[]> {
+  const html = await (await fetch(`${url}/`, { headers: { accept: 'text/html' } })).text()
+  const paths = [...new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map(([, path]) => path))]
+  return Promise.all(paths.map(async (path) => `${(await fetch(`${url}${path}`)).status} ${path}`))
+}
+
+/** Every browser file of the home page at `url` answers 200; says which did not. */
+async function servesItsAssets (t: Test, url: string, server: string): Promise<void> {
+  const statuses = await assetStatuses(url)
+  t.ok(statuses.some((status) => status.endsWith('.css')) && statuses.some((status) => status.endsWith('.js')), `${server}: the page names its stylesheet and scripts`)
+  t.same(statuses.filter((status) => !status.startsWith('200 ')), [], `${server}: each answers 200`)
 }
 
 const overlayText = (page: Page) => page.evaluate(() => document.querySelector('agent-stack-dev-overlay')?.shadowRoot?.textContent ?? null)
@@ -206,6 +223,20 @@ t.test('the development loop follows edits, build errors, render errors and its 
     t.pass('the edit was built and served at once')
     await loop.waitForOutput(/src\/screens\/home\.tsx[(:]\d+[,:]\d+\)?: error TS2322/, 120_000, from)
     t.pass('tsc reported the type error')
+  })
+
+  // Regression: both builds wrote dist/client and dist/manifest.json, so `npm run build` (or `npm test -- <file>`,
+  // `npm start`) during the loop left the development server's pages without styles or scripts, and the loop's next
+  // build left the production server's so.
+  await t.test('a production build beside the loop: each server keeps serving its own files', async (t) => {
+    await promisify(execFile)(process.execPath, ['build/cli.mjs', '--quiet'], { cwd: dir })
+    await servesItsAssets(t, loop.url, 'the development server, after the production build')
+    const production = await startListening(t, { ...TEST_SECRETS, NODE_ENV: 'production' }, join(dir, 'dist', 'server', 'main.js'))
+    await servesItsAssets(t, production.url, 'the production server')
+    await edit(dir, (source) => source.replace("const count: number = 'Typed wrongly'", "const count = 'Rebuilt beside a production build'"))
+    await shows(watched, 'Rebuilt beside a production build', 10_000)
+    await servesItsAssets(t, loop.url, 'the development server, rebuilt')
+    await servesItsAssets(t, production.url, 'the production server, after the loop rebuilt')
   })
 
   await t.test('the log: a line per request, none for assets', async (t) => {
