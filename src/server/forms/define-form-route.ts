@@ -15,6 +15,9 @@ import { mediaTypeOf } from '../http/negotiation.js'
 import { FORM_TYPE, refuseForeignRequests } from './form-request.js'
 import { FormSchema } from './form-schema.js'
 
+/** Clear-Site-Data's values for the pages the browser fetched or prerendered ahead of a click, and nothing else. */
+const SPECULATIONS_STALE = '"prefetchCache", "prerenderCache"'
+
 export interface FormContext<Values> {
   /** Form text is read as numbers, booleans and lists where the schema says so. */
   values: Values
@@ -159,6 +162,9 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
 
       const toast = outcome?.toast ? setToast(request, reply, outcome.toast) : undefined
       const redirectTo = safeRedirect(outcome?.redirectTo ?? pageAddress(request))
+      // What the action changed makes any page fetched or prerendered ahead stale, and one made before the toast
+      // was set would be shown without it: Chromium drops them (docs/navigation.md).
+      reply.header('Clear-Site-Data', SPECULATIONS_STALE)
       if (!wantsJson(request)) return reply.redirect(redirectTo, 303)
       const answer: FormSuccessBody = { ok: true, redirectTo, ...(toast ? { toast } : {}) }
       return reply.send(answer)

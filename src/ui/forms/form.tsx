@@ -38,6 +38,15 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
     if (shown > 0) summary.current?.focus()
   }, [shown])
 
+  // A sent form stays pending until the next page replaces this one; Back may bring this page back from the
+  // back/forward cache as it was, and then nothing is on its way.
+  useEffect(() => {
+    if (!pending) return
+    const restored = (event: PageTransitionEvent) => { if (event.persisted) setPending(false) }
+    addEventListener('pageshow', restored)
+    return () => removeEventListener('pageshow', restored)
+  }, [pending])
+
   async function onSubmit (event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
     if (pending) return

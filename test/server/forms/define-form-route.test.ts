@@ -72,6 +72,7 @@ t.test('a person\'s answers reach the handler, typed as the schema says; the bro
   t.match(response.headers.vary, /Accept/)
   t.same(received, [{ ...VALID, age: 36, terms: true }], 'digits read as a number, a ticked box as true')
   t.ok(setCookie(response, FLASH_TOAST_COOKIE)?.value, 'the flash toast is set')
+  t.equal(response.headers['clear-site-data'], '"prefetchCache", "prerenderCache"', 'pages fetched ahead before the action are dropped, nothing else')
   const cookie = setCookie(response, 'contacted')
   t.equal(cookie?.value, 'yes')
   t.same({ path: cookie?.path, httpOnly: cookie?.httpOnly, sameSite: cookie?.sameSite, secure: cookie?.secure }, { path: '/', httpOnly: true, sameSite: 'Lax', secure: undefined }, 'the app\'s attributes, not Secure outside production')
@@ -101,6 +102,7 @@ t.test('a script asking for JSON gets 200 with where a browser would go and the 
     t.match(response.json(), { ok: true, redirectTo: CONTACT_PATH, toast: { type: 'success', title: 'Message sent' } })
     t.equal(response.headers.location, undefined)
     t.ok(setCookie(response, FLASH_TOAST_COOKIE), 'the toast also waits for the next page, where the form kit goes')
+    t.equal(response.headers['clear-site-data'], '"prefetchCache", "prerenderCache"', 'and no page fetched ahead before the action is shown instead')
   }
   t.equal(received.length, 2)
 })
@@ -113,6 +115,7 @@ t.test('with additionalProperties: false, the honeypot fields still reach the ho
   t.match(filled.body, 'a field meant to stay empty was filled in', 'the trap was read: HONEYPOT_FILLED, not missing')
   const extra = await post({ ...VALID, admin: 'true' }, { accept: 'application/json' })
   t.equal(extra.statusCode, 422, 'a field the schema does not have is still refused')
+  t.equal(extra.headers['clear-site-data'], undefined, 'a refusal changed nothing: pages fetched ahead stay')
   t.same(extra.json().errors, {})
   t.equal(extra.json().message, UNEXPECTED_FIELDS)
   t.equal(received.length, 1)
