@@ -54,6 +54,9 @@ export const ERRORS = {
   PRECONDITION_FAILED: { status: 412, message: 'The file changed since your copy: the condition in If-Match or If-Unmodified-Since did not hold. Fetch it again.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here. Send a form or JSON.' },
+  // @fastify/compress's own messages quote the request's Content-Encoding back.
+  FST_CP_ERR_INVALID_CONTENT_ENCODING: { status: 415, message: 'This Content-Encoding is not accepted here. Send the body uncompressed, or compressed with gzip, br, deflate or zstd.' },
+  FST_CP_ERR_INVALID_CONTENT: { status: 400, message: 'The request body could not be decompressed as its Content-Encoding says.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range lies outside the file. Ask for bytes within its length, which Content-Range gives.' },
   FORM_INVALID: { status: 422, message: 'Some answers need correcting before the form can be sent.' },
   TOO_MANY_REPORTS: { status: 429, message: 'Too many CSP reports have arrived this minute. Retry after the time Retry-After gives.' },
@@ -118,7 +121,8 @@ export function answerFor (error: { statusCode?: unknown, code?: unknown, messag
   const given = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : undefined
   const status = given ?? known?.status ?? 500
   if (status >= 500) return { status, code: known?.status === status ? code : 'INTERNAL', message: known?.status === status ? known.message : ERRORS.INTERNAL.message }
-  const message = error instanceof ClientError ? error.message : known?.message ?? (typeof error.message === 'string' ? error.message : ERRORS.BAD_REQUEST.message)
+  // Only our words: a library's message may quote what the client sent (a header, a path) back into the page.
+  const message = error instanceof ClientError ? error.message : known?.message ?? ERRORS.BAD_REQUEST.message
   return { status, code: code || 'BAD_REQUEST', message }
 }
 

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { answerFor, ClientError, clientError, ERRORS, errorBody, SEND_AGAIN, STATUSES, statusWords } from '../../src/server/errors.js'
 import { HONEYPOT_CODES } from '../../src/server/security/honeypot.js'
+import { build } from '../helpers/app.js'
 
 t.test('every code in the catalogue has words for its status, for protocols and for people', async (t) => {
   for (const [code, { status, message }] of Object.entries(ERRORS)) {
@@ -28,6 +29,24 @@ t.test('a client error keeps its code, status and message', async (t) => {
 t.test('Fastify\'s errors get the catalogue\'s message, never their own', async (t) => {
   const fastifyError = Object.assign(new Error('Body is not valid JSON but content-type is set to \'application/json\''), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 })
   t.same(answerFor(fastifyError), { status: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY', message: 'The request body is not valid JSON.' })
+})
+
+t.test('a library\'s 4xx outside the catalogue keeps its status but not its words, which may quote the request', async (t) => {
+  const quoting = Object.assign(new Error('Unsupported Weird-Header: please call +1-555-0100'), { code: 'FST_SOME_PLUGIN_ERR', statusCode: 415 })
+  t.same(answerFor(quoting), { status: 415, code: 'FST_SOME_PLUGIN_ERR', message: ERRORS.BAD_REQUEST.message })
+})
+
+t.test('a request body in an encoding the server cannot undo is answered in the catalogue\'s words, the header not quoted', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject({
+    method: 'POST',
+    url: '/resources/theme-switch',
+    headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'Please call +1-555-0100' },
+    payload: 'theme=dark'
+  })
+  t.equal(response.statusCode, 415)
+  t.same(response.json(), errorBody({ status: 415, code: 'FST_CP_ERR_INVALID_CONTENT_ENCODING', message: ERRORS.FST_CP_ERR_INVALID_CONTENT_ENCODING.message }))
+  t.notMatch(response.body, /555/)
 })
 
 t.test('anything else is a 500 whose cause stays out of the answer', async (t) => {
