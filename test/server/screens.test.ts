@@ -23,6 +23,7 @@ t.test('a screen written wrong stops start-up with its id named', async (t) => {
   await t.rejects(loadScreens({ odd: screen(view, { helpers: 1 }) }), /the screen "odd": its server module exports neither `loader` nor `action`/)
   await t.rejects(loadScreens({ odd: screen(view, { loader: 'data' }) }), /the screen "odd": its `loader` is not a function/)
   await t.rejects(loadScreens({ one: screen(view), two: screen(view) }), /the screens "one" and "two" have the same path, \/one/)
+  await t.rejects(loadScreens({ odd: screen({ ...view, path: 'one' }) }), /the screen "odd": its path "one" must begin with \//)
   await t.rejects(loadScreens({ odd: screen({ component: view.component }, { action: { schema: {}, handle () {} } }) }), /has no path/, 'a form needs an address')
 })
 

@@ -38,6 +38,8 @@ export async function loadScreens (registry: ScreenRegistry): Promise<LoadedScre
       throw new TypeError(`the screen "${id}": its server module exports neither \`loader\` nor \`action\``)
     }
     if (server.loader !== undefined && typeof server.loader !== 'function') throw new TypeError(`the screen "${id}": its \`loader\` is not a function`)
+    // The router's own assertion would name neither the screen nor its file.
+    if (view.path !== undefined && !view.path.startsWith('/')) throw new TypeError(`the screen "${id}": its path "${view.path}" must begin with /`)
     return { id, view, server }
   }))
 
