@@ -59,6 +59,8 @@ t.test('under event-loop pressure the server sheds load with 503 and Retry-After
   t.equal(page.headers['cache-control'], 'no-store', 'and no cache keeps the overload answer')
   const script = await app.inject({ url: '/', headers: { accept: 'application/json' } })
   t.same(script.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The server is busy. Please retry shortly.' }, 'and as JSON to a script that asks for it')
+  const asset = await app.inject({ url: '/favicon.svg' })
+  t.equal(asset.statusCode, 200, 'files are still served: a page already sent needs its scripts to hydrate')
 
   // Once the loop is idle again, the next samples bring readiness back; polled, bounded.
   let recovered = await app.inject({ url: READINESS })

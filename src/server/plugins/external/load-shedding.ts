@@ -1,6 +1,16 @@
 import underPressure from '@fastify/under-pressure'
 import fp from 'fastify-plugin'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Read per route by @fastify/under-pressure in place of its own answer; returning nothing lets the request through. */
+    pressureHandler?: () => undefined
+  }
+}
+
+/** A route's `config` that is served however far behind the event loop is. */
+export const NEVER_SHED = { pressureHandler: () => undefined }
+
 /**
  * How often the event-loop delay is measured. under-pressure's default, a second, lets a stall go unseen for that
  * long; a tenth of it sheds load while the loop is behind, before probes time out.

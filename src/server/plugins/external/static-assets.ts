@@ -2,6 +2,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyError, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { clientError, rangeNotSatisfiable } from '../../errors.js'
+import { NEVER_SHED } from './load-shedding.js'
 
 const HASHED = 'public, max-age=31536000, immutable'
 const UNHASHED = 'public, max-age=3600'
@@ -36,6 +37,8 @@ export const staticAssets = fp<StaticAssetsOptions>(async (app, { root, sourceMa
   // A scope of its own, so that this error handler sees the file server's errors only; the app's answers them.
   await app.register(async (files) => {
     files.setErrorHandler((error: SendError, request, reply) => app.errorHandler(inCatalogue(error, reply), request, reply))
+    // Never shed: a page already sent needs its scripts to hydrate, and a precompressed file costs the loop little.
+    files.addHook('onRoute', (route) => { route.config = { ...route.config, ...NEVER_SHED } })
     await files.register(fastifyStatic, {
       root,
       prefix: '/',
