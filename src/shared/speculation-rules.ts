@@ -28,10 +28,12 @@ export interface SpeculationRuleSet {
 
 /**
  * `formActions`: the paths forms post to (URL patterns, as Fastify's `:name` and `*` read the same). A link to one is
- * never followed ahead: its page holds a one-visitor form, and a link there is rarely what a click means.
+ * never followed ahead: its page holds a one-visitor form, and a link there is rarely what a click means. With a
+ * trailing slash too, which the server redirects to the same page (src/server/http/trailing-slash.ts).
  */
 export function speculationRules (formActions: readonly string[]): SpeculationRuleSet {
-  const excluded = [...NEVER_SPECULATED, ...new Set(formActions)].map((pattern): Condition => ({ not: { href_matches: pattern } }))
+  const actions = [...new Set(formActions)].map((action) => `${action}{/}?`)
+  const excluded = [...NEVER_SPECULATED, ...actions].map((pattern): Condition => ({ not: { href_matches: pattern } }))
   // `href_matches` resolves against the document's URL: "/*" is this origin only.
   const sameOriginPages: Condition[] = [{ href_matches: '/*' }, ...excluded]
   const marked = (marker: SpeculateMarker): Condition => ({ selector_matches: `[${SPECULATE_ATTRIBUTE}="${marker}"]` })

@@ -175,7 +175,7 @@ t.test('the rules are valid, and name only the links that may be fetched ahead',
   const sources = await tab.pipe.waitFor('the links the rules match', (event) => event.method === 'Preload.preloadingAttemptSourcesUpdated' && event.params.loaderId === loaderId && event.params.preloadingAttemptSources.length > 0)
   const candidates = (sources.params.preloadingAttemptSources as Array<{ key: { action: string, url: string } }>).map(({ key }) => `${key.action} ${key.url.slice(url.length)}`).sort()
   t.same(candidates, ['Prefetch ' + FIRST_LINKS.prefetchOnly, 'Prerender /', 'Prerender ' + FIRST_LINKS.toSecond].sort(),
-    'the header\'s home link and the second page are prerendered, the marked one only prefetched; the opted-out link, /resources/* and the form action never')
+    'the header\'s home link and the second page are prerendered, the marked one only prefetched; the opted-out link, /resources/* and the form action (with a trailing slash too) never')
 })
 
 t.test('with the tracker on, a prerendered page starts no session before it is shown', async (t) => {

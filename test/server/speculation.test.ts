@@ -33,8 +33,8 @@ t.test('the rules prerender same-origin links on hover, never /resources/*, a fo
     and: [
       { href_matches: '/*' },
       { not: { href_matches: '/resources/*' } },
-      { not: { href_matches: '/contact' } },
-      { not: { href_matches: '/things/:id/edit' } },
+      { not: { href_matches: '/contact{/}?' } },
+      { not: { href_matches: '/things/:id/edit{/}?' } },
       { not: { selector_matches: `[${SPECULATE_ATTRIBUTE}]` } }
     ]
   })
@@ -43,8 +43,8 @@ t.test('the rules prerender same-origin links on hover, never /resources/*, a fo
       and: [
         { href_matches: '/*' },
         { not: { href_matches: '/resources/*' } },
-        { not: { href_matches: '/contact' } },
-        { not: { href_matches: '/things/:id/edit' } },
+        { not: { href_matches: '/contact{/}?' } },
+        { not: { href_matches: '/things/:id/edit{/}?' } },
         { selector_matches: `[${SPECULATE_ATTRIBUTE}="prefetch"]` }
       ]
     },
