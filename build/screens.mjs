@@ -1,5 +1,6 @@
 // Which source module each screen's view is, by screen id: what the manifest maps to chunks.
-import { relative } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import * as esbuild from 'esbuild'
 import { root } from './paths.mjs'
 
@@ -36,5 +37,22 @@ export async function screenModules (registry = REGISTRY) {
     logLevel: 'silent'
   })
   const screens = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`)
-  return Object.fromEntries(await Promise.all(Object.entries(screens).map(async ([id, entry]) => [id, (await entry.view()).default])))
+  return Object.fromEntries(await Promise.all(Object.entries(screens).map(async ([id, entry]) => {
+    const view = (await entry.view()).default
+    if (!entry.server) refuseForgottenServerModule(id, view)
+    return [id, view]
+  })))
+}
+
+/**
+ * A `.server.ts` beside a view whose registry line names no `server` never runs: its loader and action would be
+ * silently absent, and the page rendered with no data.
+ * @param {string} id
+ * @param {string} view
+ */
+function refuseForgottenServerModule (id, view) {
+  const server = view.replace(/\.tsx?$/, '.server.ts')
+  if (existsSync(join(root, server))) {
+    throw new Error(`the screen "${id}": ${server} is beside its view, but its registry line names no server module; add \`server: () => import('./…server.js')\` to it`)
+  }
 }

@@ -85,6 +85,19 @@ t.test('a screen whose view the shell also imports statically fails the build, n
   t.throws(() => screenOutputs(metafile, modules, entry), /the screen "notes" has no chunk of its own: dist\/static-screen\/notes\.tsx is imported statically/)
 })
 
+t.test('a screen whose registry line forgets the .server.ts beside its view fails the build, named', async (t) => {
+  const dir = join(DIST_DIR, 'forgotten-server')
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'notes.tsx'), "export default { path: '/notes', component: () => null }\n")
+  writeFileSync(join(dir, 'notes.server.ts'), 'export const loader = () => ({})\n')
+  writeFileSync(join(dir, 'index.ts'), "export const notes = { view: () => import('./notes.js') }\n")
+  await t.rejects(screenModules(join(dir, 'index.ts')), /the screen "notes": dist\/forgotten-server\/notes\.server\.ts is beside its view, but its registry line names no server module/)
+  writeFileSync(join(dir, 'index.ts'), "export const notes = { view: () => import('./notes.js'), server: () => import('./notes.server.js') }\n")
+  t.same(await screenModules(join(dir, 'index.ts')), { notes: 'dist/forgotten-server/notes.tsx' }, 'named, it builds')
+})
+
 t.test('the registry imports its screens only through import(): no screen can import its way back into it', async (t) => {
   const registry = 'src/screens/index.ts'
   const { metafile } = await esbuild.build({ absWorkingDir: PROJECT, entryPoints: [registry], bundle: true, write: false, metafile: true, format: 'esm', packages: 'external', jsx: 'automatic', logLevel: 'silent' })
