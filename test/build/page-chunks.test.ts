@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import * as esbuild from 'esbuild'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -71,14 +71,22 @@ t.test('with ten pages, each page is a chunk of its own and the first load stays
   t.ok(first <= config.pageJavaScriptBudgetKiB * 1024, `a visit loads ${(first / 1024).toFixed(1)} KiB ≤ ${config.pageJavaScriptBudgetKiB} KiB`)
 })
 
-t.test('a screen whose view the shell also imports statically fails the build, named', async (t) => {
-  const dir = join(DIST_DIR, 'static-screen')
+/** A folder under dist/ holding `files` by name, with a screen `notes` of path /notes among them; gone at teardown. */
+function scratchScreens (t: Test, name: string, files: Record<string, string>): string {
+  const dir = join(DIST_DIR, name)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'notes.tsx'), "export default { path: '/notes', component: () => null }\n")
-  writeFileSync(join(dir, 'index.ts'), "import './notes.js'\nexport const notes = { view: () => import('./notes.js') }\n")
-  writeFileSync(join(dir, 'entry.ts'), "import * as SCREENS from './index.js'\nconsole.log(SCREENS)\n")
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text)
+  return dir
+}
+
+t.test('a screen whose view the shell also imports statically fails the build, named', async (t) => {
+  const dir = scratchScreens(t, 'static-screen', {
+    'index.ts': "import './notes.js'\nexport const notes = { view: () => import('./notes.js') }\n",
+    'entry.ts': "import * as SCREENS from './index.js'\nconsole.log(SCREENS)\n"
+  })
   const entry = 'dist/static-screen/entry.ts'
   const { metafile } = await esbuild.build({ absWorkingDir: PROJECT, entryPoints: [entry], bundle: true, splitting: true, format: 'esm', outdir: join(dir, 'out'), write: false, metafile: true, logLevel: 'silent' })
   const modules = await screenModules(join(dir, 'index.ts'))
@@ -86,13 +94,10 @@ t.test('a screen whose view the shell also imports statically fails the build, n
 })
 
 t.test('a screen whose registry line forgets the .server.ts beside its view fails the build, named', async (t) => {
-  const dir = join(DIST_DIR, 'forgotten-server')
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { recursive: true })
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  writeFileSync(join(dir, 'notes.tsx'), "export default { path: '/notes', component: () => null }\n")
-  writeFileSync(join(dir, 'notes.server.ts'), 'export const loader = () => ({})\n')
-  writeFileSync(join(dir, 'index.ts'), "export const notes = { view: () => import('./notes.js') }\n")
+  const dir = scratchScreens(t, 'forgotten-server', {
+    'notes.server.ts': 'export const loader = () => ({})\n',
+    'index.ts': "export const notes = { view: () => import('./notes.js') }\n"
+  })
   await t.rejects(screenModules(join(dir, 'index.ts')), /the screen "notes": dist\/forgotten-server\/notes\.server\.ts is beside its view, but its registry line names no server module/)
   writeFileSync(join(dir, 'index.ts'), "export const notes = { view: () => import('./notes.js'), server: () => import('./notes.server.js') }\n")
   t.same(await screenModules(join(dir, 'index.ts')), { notes: 'dist/forgotten-server/notes.tsx' }, 'named, it builds')
