@@ -52,10 +52,7 @@ export async function openPage (browser: Browser, options: BrowserContextOptions
   const messages: ConsoleMessage[] = []
   page.on('console', (message) => {
     messages.push(message)
-    if (message.type() !== 'error' && message.type() !== 'warning') return
-    // A resource that failed to load is named only by the message's location.
-    const { url } = message.location()
-    problems.push(`console.${message.type()}: ${message.text()}${url && !message.text().includes(url) ? ` (${url})` : ''}`)
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`)
   })
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`))
   return { context, page, problems, messages }
