@@ -12,6 +12,10 @@ import { projectCopy, runIn, TAP, TSC } from '../../../../test/helpers/project-c
 
 const EXAMPLES_PATH = '/examples'
 
+// The removal below type-checks, builds and tests a copy of the project: over a minute on two busy cores, more than
+// the file's default limit.
+t.setTimeout(5 * 60_000)
+
 /**
  * The list of examples (src/screens/examples/examples.tsx), the home page's link to it, and removing the examples:
  * deleting this folder and the registry's one line that names it (docs/examples.md).
@@ -54,7 +58,6 @@ t.test('removing the examples: the home page links to them only while the regist
 })
 
 t.test('removing the examples is one step: with this folder and the registry\'s one line deleted, the project type-checks, builds and passes its tests of the shell', async (t) => {
-  t.setTimeout(5 * 60_000)
   const copy = projectCopy(t)
   const registryPath = join(copy, 'src/screens/index.ts')
   const lines = readFileSync(registryPath, 'utf8').split('\n')
