@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react'
+import type { SurvivesJson } from '../shared/survives-json.js'
 
 // What a screen's author writes: a view (src/screens/<name>.tsx) and its registry line (src/screens/index.ts).
 // Types and an identity function only: a screen never sees the registry, and no import cycle can leave an entry
@@ -32,7 +33,8 @@ export interface ScreenView<Data = unknown> {
   cacheDeferred?: boolean
 }
 
-export function defineScreen<Data> (view: ScreenView<Data>): ScreenView<Data> {
+/** Its data is its loader's, hydrated from JSON: a type JSON would change (a Date, a Map) is refused here too. */
+export function defineScreen<Data extends SurvivesJson<Data>> (view: ScreenView<Data>): ScreenView<Data> {
   return view
 }
 

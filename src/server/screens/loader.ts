@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestInfo } from '../../shared/page-data.js'
+import type { SurvivesJson } from '../../shared/survives-json.js'
 
 /** A loader gets the request (and the app's services as `request.server` decorators) and the reply. */
 export interface LoaderContext {
@@ -25,7 +26,10 @@ export type LoaderResult<Data> = Data | FastifyReply
 
 export type LoaderTable = ReadonlyMap<string, PageLoader>
 
-/** A screen's loader, `export const loader = defineLoader<Data>(…)` in its .server.ts: the type ties it to its view's data. */
-export function defineLoader<Data> (load: PageLoader<Data>): PageLoader<Data> {
+/**
+ * A screen's loader, `export const loader = defineLoader<Data>(…)` in its .server.ts: the type ties it to its view's
+ * data, and refuses data that would not survive JSON (a Date, a Map, a nested promise: shared/survives-json.ts).
+ */
+export function defineLoader<Data extends SurvivesJson<Data>> (load: PageLoader<Data>): PageLoader<Data> {
   return load
 }
