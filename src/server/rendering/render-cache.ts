@@ -1,5 +1,6 @@
 import type { PageData } from '../../shared/page-data.js'
 import { Doorkeeper, FrequencySketch, hashKey } from './cache-admission.js'
+import { serializePage } from './page-data-json.js'
 
 // Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are
 // cut out as slots. Only a document asked for twice is kept, so one-off pages never push out the popular ones.
@@ -62,9 +63,11 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): B
 // so no data carries it.
 export function renderCacheKey (data: PageData, honeypotToken: string, cacheable: boolean): string | null {
   if (!cacheable || data.toast || data.page.form) return null
-  const key = JSON.stringify([data.requestInfo, data.page])
+  const key = serializePage(data, keyJson)
   return key.includes(honeypotToken) ? null : key
 }
+
+const keyJson = (data: PageData) => JSON.stringify([data.requestInfo, data.page])
 
 /** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */
 export interface Capture {

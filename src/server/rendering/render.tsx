@@ -10,6 +10,7 @@ import { addVary } from '../http/negotiation.js'
 import type { DeferredParts } from './deferred-parts.js'
 import { documentSink, type DocumentEncoding, type DocumentSink } from './document-encoding.js'
 import type { Capture } from './render-cache.js'
+import { serializePage } from './page-data-json.js'
 
 /**
  * How a document that waits reaches its client (docs/decisions/streaming-to-script-runners.md):
@@ -45,8 +46,10 @@ const ENV_SCRIPTS = new WeakMap<object, string>()
 export function bootstrapScript (data: PageData): string {
   let env = ENV_SCRIPTS.get(data.env)
   if (env === undefined) ENV_SCRIPTS.set(data.env, env = `window.ENV=${serializeForScript(data.env)};`)
-  return `${env}window.__PAGE_DATA__=${serializeForScript({ ...data, env: undefined })}`
+  return `${env}window.__PAGE_DATA__=${serializePage(data, sentJson)}`
 }
+
+const sentJson = (data: PageData) => serializeForScript({ ...data, env: undefined })
 
 function renderOptions (data: PageData, nonce: string, script: string) {
   return { nonce, bootstrapScriptContent: bootstrapScript(data) + script, bootstrapModules: [data.assets.entry] }

@@ -12,6 +12,7 @@ import { STATUSES } from '../../errors.js'
 import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type RenderCacheOptions, type Template } from '../../rendering/render-cache.js'
 import { renderToHtml, sendDocument, type Delivery, type RenderOptions } from '../../rendering/render.js'
 import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-parts.js'
+import { checkPageData } from '../../rendering/page-data-json.js'
 import { negotiateEncoding } from '../../rendering/document-encoding.js'
 import { REUSED_ENCODINGS } from '../external/compression.js'
 import { sealDocument, sealedBody, type SealedDocument } from '../../rendering/sealed-document.js'
@@ -58,6 +59,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   const cache = new RenderCache(cacheOptions)
   // Outside production a cache hit is also rendered afresh, so a component that is not pure shows at once.
   const verifyHits = env.NODE_ENV !== 'production'
+  // And its data walked for what JSON would change without failing: production pays only for JSON's own failures.
+  const checkData = env.NODE_ENV !== 'production'
   const uncacheable = new Set(screens.screens.filter(({ view }) => view.cache === false).map(({ id }) => id))
   // A deferred part is not in the cache key: only a screen that says its parts follow from the rest may be served cached.
   const deferredCacheable = new Set(screens.screens.filter(({ view }) => view.cacheDeferred === true).map(({ id }) => id))
@@ -139,6 +142,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   app.decorate('renderCache', cache)
   app.decorateReply('sendPage', function (this: FastifyReply, page: PageState, requestInfo?: RequestInfo, cause?: unknown) {
     const reply = this
+    if (checkData) checkPageData(page)
     const speculation = speculationOf(reply.request)
     // A toast is shown once, so a page that may never be seen must not take it: the browser drops a speculation
     // refused with 503 and asks again on the click (https://github.com/WICG/nav-speculation/issues/138). A page

@@ -1,0 +1,69 @@
+import type { PageData, PageState } from '../../shared/page-data.js'
+
+// A page's data reaches the browser as JSON and is hydrated from, so it must survive JSON: the types say so at
+// compile time (src/shared/survives-json.ts), and these at run time. JSON itself fails on a BigInt or a cycle: that
+// failure is named for the screen wherever the page data is serialized, at no cost to a page that serializes. What
+// JSON changes without failing (a Date becomes a string, a Map `{}`) takes a walk through the data, which only
+// development and tests pay for.
+
+/** A page whose data cannot be sent as it is: the app's bug, a 500 with this in the log. */
+export class PageDataError extends Error {
+  constructor (screen: string, problem: string, options?: ErrorOptions) {
+    super(`the screen "${screen}" cannot be sent to the browser: its loader's data must survive JSON, which carries it there to hydrate from (docs/building-a-screen.md), but ${problem}`, options)
+    this.name = 'PageDataError'
+  }
+}
+
+/** `serialize(data)`, a failure named for the screen whose data it is. */
+export function serializePage (data: PageData, serialize: (data: PageData) => string): string {
+  try {
+    return serialize(data)
+  } catch (error) {
+    throw new PageDataError(data.page.id, `JSON.stringify failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  }
+}
+
+/** Throws for the first value in the page's data that JSON would change or cannot carry (development and tests only). */
+export function checkPageData ({ id, data }: PageState): void {
+  const problem = jsonLoss(data, 'data', new Set())
+  if (problem !== null) throw new PageDataError(id, problem)
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+
+/** What JSON would do to the first value it does not carry faithfully, with where it is; null when it carries all. */
+export function jsonLoss (value: unknown, path: string, ancestors: Set<object>): string | null {
+  switch (typeof value) {
+    case 'string': case 'boolean': case 'undefined': return null
+    case 'number': return Number.isFinite(value) ? null : `${path} is ${value}, which arrives as null`
+    case 'bigint': return `${path} is a bigint, which JSON cannot carry: send it as a string`
+    case 'symbol': case 'function': return `${path} is a ${typeof value}, which JSON drops`
+  }
+  if (value === null) return null
+  const object = value as object
+  if (ancestors.has(object)) return `${path} refers back to an object that holds it: JSON cannot carry a cycle`
+  if (object instanceof Date) return `${path} is a Date, which arrives as a string: send date.toISOString(), and make a Date where it is shown`
+  if (object instanceof Map) return `${path} is a Map, which arrives as {}: send Object.fromEntries(map) or [...map]`
+  if (object instanceof Set) return `${path} is a Set, which arrives as {}: send [...set]`
+  if (typeof (object as { then?: unknown }).then === 'function') return `${path} is a promise below the top level of the data, which arrives as {}: only the top level's are deferred (docs/streaming.md)`
+  const prototype: unknown = Object.getPrototypeOf(object)
+  const isArray = Array.isArray(object)
+  if (!isArray && prototype !== Object.prototype && prototype !== null) {
+    return `${path} is an instance of ${(object.constructor as { name?: string } | undefined)?.name || 'a class'}, which arrives as a plain object of its own fields: send plain data`
+  }
+  ancestors.add(object)
+  let problem: string | null = null
+  if (isArray) {
+    for (let index = 0; index < object.length && problem === null; index++) {
+      const item: unknown = object[index]
+      problem = item === undefined ? `${path}[${index}] is undefined, which arrives as null` : jsonLoss(item, `${path}[${index}]`, ancestors)
+    }
+  } else {
+    for (const [key, item] of Object.entries(object)) {
+      problem = jsonLoss(item, IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, ancestors)
+      if (problem !== null) break
+    }
+  }
+  ancestors.delete(object)
+  return problem
+}
