@@ -1,10 +1,12 @@
 import { useContext, useEffect } from 'react'
-import type { PageData } from '../shared/page-data.js'
+import type { PageData, PageState } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
+import { SYSTEM_SCREENS } from './define-screen.js'
 import { DeferredPartsContext, withDeferred } from './deferred-parts-context.js'
 import { PageFormStateContext } from './forms/form-context.js'
 import { HoneypotProvider } from './honeypot.js'
 import { RequestInfoProvider } from './request-info.js'
+import { ScreenBoundary } from './screen-boundary.js'
 import { useScreen } from './screen-table.js'
 import { ThemeSwitch } from './theme-switch.js'
 import { ToastArea } from './toasts.js'
@@ -16,7 +18,7 @@ import { ToastArea } from './toasts.js'
  */
 export const HEADER_END_ID = 'header-end'
 
-/** The providers every screen relies on, the routed outlet and the toast area. */
+/** The providers every screen relies on, the routed outlet (in its error boundary) and the toast area. */
 export function App ({ data, theme }: { data: PageData, theme: Theme }) {
   // A visible signal that hydration finished, for browser tests and for CSS that needs JavaScript.
   useEffect(() => { document.documentElement.dataset.hydrated = 'true' }, [])
@@ -28,12 +30,17 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
           <ThemeSwitch />
         </header>
         <div id={HEADER_END_ID} hidden />
-        <Outlet data={data} />
+        <ScreenBoundary fallback={<Outlet data={{ ...data, page: FAILED_PAGE }} />}>
+          <Outlet data={data} />
+        </ScreenBoundary>
         <ToastArea theme={theme} flash={data.toast} />
       </HoneypotProvider>
     </RequestInfoProvider>
   )
 }
+
+/** What a screen that threw in the browser shows instead: the server-error screen, as a failure on the server would. */
+const FAILED_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: null }
 
 function Outlet ({ data }: { data: PageData }) {
   const view = useScreen(data.page.id)
