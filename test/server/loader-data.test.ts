@@ -65,7 +65,7 @@ t.test('in production, a BigInt or a cycle is a 500 naming the screen; what JSON
   for (const [what, data] of [['a BigInt', () => ({ id: 1n })], ['a cycle', () => ({ loop: circular })]] as const) {
     t.test(what, async (t) => {
       const app = await build(t, { screens: loaderScreens(data), allowErrorLogs: true, env: production })
-      for (const path of ['/cached', '/uncached']) await assertRefused(t, app, path, 'JSON.stringify failed')
+      for (const path of ['/cached', '/uncached']) await assertRefused(t, app, path, 'serializing it failed: ')
     })
   }
   const { app } = await build(t, { screens: loaderScreens(() => ({ created: new Date(0) })), env: production })

@@ -19,7 +19,7 @@ export function serializePage (data: PageData, serialize: (data: PageData) => st
   try {
     return serialize(data)
   } catch (error) {
-    throw new PageDataError(data.page.id, `JSON.stringify failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    throw new PageDataError(data.page.id, `serializing it failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
 }
 
@@ -32,7 +32,7 @@ export function checkPageData ({ id, data }: PageState): void {
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 
 /** What JSON would do to the first value it does not carry faithfully, with where it is; null when it carries all. */
-export function jsonLoss (value: unknown, path: string, ancestors: Set<object>): string | null {
+function jsonLoss (value: unknown, path: string, ancestors: Set<object>): string | null {
   switch (typeof value) {
     case 'string': case 'boolean': case 'undefined': return null
     case 'number': return Number.isFinite(value) ? null : `${path} is ${value}, which arrives as null`
