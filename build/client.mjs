@@ -54,8 +54,7 @@ export const clientOptions = {
 
 /**
  * Module-level names mangled, which esbuild leaves long once it has joined
- * modules. No compress passes: on the shell they cost three quarters of
- * terser's time and made the gzip larger (docs/decisions/first-javascript.md).
+ * modules; no compress passes, which made the gzip larger (first-javascript.md).
  */
 const TERSER_OPTIONS = { module: true, compress: false, format: { comments: false } }
 

@@ -12,10 +12,8 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 /**
  * Each script's new name hashes its own bytes, with the names of the scripts
  * it refers to left out, then the same of every script it reaches through its
- * imports: a change anywhere below renames it, and the entry and a page that
- * import each other (the fold) still get names. Its own bytes come first, as
- * the scripts of a cycle reach the same set: two chunks of it would otherwise
- * get one name, and one file would overwrite the other.
+ * imports, so a change anywhere below renames it. Its own bytes come first:
+ * the scripts of a cycle (the fold) reach the same set, and would share a name.
  * @param {import('esbuild').Metafile} metafile
  * @returns {Promise<import('esbuild').Metafile>} the same, under the new names
  */

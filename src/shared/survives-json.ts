@@ -1,8 +1,6 @@
-// What a screen's data may be: it is serialized into the page and the browser hydrates from it, so only what JSON
-// carries back unchanged, and at its top level promises of that (the deferred parts, docs/streaming.md).
-// defineLoader and defineScreen take `Data extends SurvivesJson<Data>`. Each refusal is a sentence, so that the
-// compiler's error ends in what to do: "Type 'Date' is not assignable to type '"a Date does not survive JSON…"'".
-// Mapped types, not `Record<string, Json>`, so that an interface (which has no index signature) is accepted.
+// A screen's data is hydrated from JSON: only what JSON carries back unchanged, and top-level promises of that.
+// Each refusal is a sentence, so the compiler's error ends in what to do. Mapped types, not `Record<string, Json>`,
+// so that an interface (which has no index signature) is accepted.
 
 type Primitive = string | number | boolean | null | undefined
 

@@ -1,10 +1,7 @@
 import type { PageData, PageState } from '../../shared/page-data.js'
 
-// A page's data reaches the browser as JSON and is hydrated from, so it must survive JSON: the types say so at
-// compile time (src/shared/survives-json.ts), and these at run time. JSON itself fails on a BigInt or a cycle: that
-// failure is named for the screen wherever the page data is serialized, at no cost to a page that serializes. What
-// JSON changes without failing (a Date becomes a string, a Map `{}`) takes a walk through the data, which only
-// development and tests pay for.
+// Page data is hydrated from JSON (types: src/shared/survives-json.ts). JSON's own failures (a BigInt, a cycle) are
+// named for the screen at no cost; what it changes silently (a Date, a Map) takes a walk, paid outside production only.
 
 /** A page whose data cannot be sent as it is: the app's bug, a 500 with this in the log. */
 export class PageDataError extends Error {
