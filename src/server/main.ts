@@ -3,9 +3,10 @@
 import { enableCompileCache } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
-// Node's compile cache, in the system's temporary folder: a later start skips compiling the server's modules
-// (about 30 ms, docs/decisions/start-up.md). Where that folder cannot be written, the server starts without it.
-enableCompileCache()
+// Node's compile cache, kept inside this build so that the next build removes it: in the system's temporary folder
+// every build's hashed files added entries that nothing removed. Where the folder cannot be written (a read-only
+// image), the server starts without it; NODE_COMPILE_CACHE, when set, wins (docs/decisions/start-up.md).
+enableCompileCache(fileURLToPath(new URL('./.compile-cache/', import.meta.url)))
 // Stack traces point at src/: Node maps them only for modules loaded after this call, so the server is
 // imported below rather than at the top.
 process.setSourceMapsEnabled(true)
