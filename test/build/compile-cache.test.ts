@@ -23,9 +23,8 @@ t.test("Node's compile cache is kept in the build the server starts from, and no
   t.same(await server.exited, { code: 0, signal: null })
 
   const cache = join(build, 'server', '.compile-cache')
-  const [version, ...others] = await readdir(cache)
-  t.match(version, new RegExp(`^${process.version}-`), "one folder, for this Node's version")
-  t.same(others, [])
-  t.ok((await readdir(join(cache, version))).length > 1, "it holds the server's modules")
+  const versions = await readdir(cache)
+  t.match(versions, [new RegExp(`^${process.version}-`)], "one folder, for this Node's version")
+  t.ok((await readdir(join(cache, versions[0] ?? ''))).length > 1, "it holds the server's modules")
   t.same(await readdir(temporary), [], 'the temporary folder is left empty')
 })
