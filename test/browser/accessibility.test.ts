@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import type { Theme } from '../../src/shared/theme.js'
 import { THEME_SWITCH_PATH } from '../../src/shared/theme.js'
 import { assertAccessible } from '../helpers/axe.js'
-import { launchBrowser, visit, waitForHydration, type WatchedPage } from '../helpers/browser.js'
+import { failedToLoad, launchBrowser, visit, waitForHydration, type WatchedPage } from '../helpers/browser.js'
 import { listen } from '../helpers/server.js'
 
 /**
@@ -60,12 +60,10 @@ interface AuditedDocument {
   forcedColors?: boolean
 }
 
-const statusLine = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
-
 const DOCUMENTS: AuditedDocument[] = [
   { name: 'the home page', path: '/', heading: 'Agent Stack', forcedColors: true },
-  { name: 'the 404 page', path: '/no-such-page', heading: 'Page not found', consoleError: statusLine(404, 'Not Found'), forcedColors: true },
-  { name: 'the 400 page', path: '/', heading: 'That request could not be processed', then: postBadThemeSwitch, consoleError: statusLine(400, 'Bad Request'), forcedColors: true },
+  { name: 'the 404 page', path: '/no-such-page', heading: 'Page not found', consoleError: failedToLoad(404, 'Not Found'), forcedColors: true },
+  { name: 'the 400 page', path: '/', heading: 'That request could not be processed', then: postBadThemeSwitch, consoleError: failedToLoad(400, 'Bad Request'), forcedColors: true },
   { name: 'a page showing a toast', path: '/test/flash', heading: 'Agent Stack', then: holdToast }
 ]
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ERRORS, SEND_AGAIN } from '../../src/server/errors.js'
-import { launchBrowser } from '../helpers/browser.js'
+import { failedToLoad, launchBrowser } from '../helpers/browser.js'
 import { controlValues, fieldMessages, fill, listenContact, openContact, send, SEND, summaryText } from '../helpers/contact-form.js'
 import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
 import { VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES } from '../fixtures/contact-form/contact.server.js'
@@ -13,9 +13,6 @@ import { VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES } from '../fixtures/contac
  */
 
 const EVIL_PAGE = 'http://evil.example/'
-
-/** The console line Chromium writes for a document that is not a 200. */
-const statusLine = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
 
 t.test('the contact form, with JavaScript and without', async (t) => {
   const browser = await launchBrowser(t)
@@ -78,7 +75,7 @@ t.test('the contact form, with JavaScript and without', async (t) => {
       await page.click(SEND)
       await page.locator(javaScript ? '[data-sonner-toast]' : '.flash-toast').waitFor({ state: 'visible' })
       t.equal(received.length, 1, 'corrected, it is sent')
-      t.same(problems.filter((problem) => problem !== statusLine(422, 'Unprocessable Entity')), [], 'no console error or warning but Chromium\'s line for the 422')
+      t.same(problems.filter((problem) => problem !== failedToLoad(422, 'Unprocessable Entity')), [], 'no console error or warning but Chromium\'s line for the 422')
     })
 
     await t.test(`${mode}: a filled-in honeypot is refused`, async (t) => {

@@ -58,6 +58,9 @@ export async function openPage (browser: Browser, options: BrowserContextOptions
   return { context, page, problems, messages }
 }
 
+/** The problem Chromium's console records for a response with an error status, which a test may expect. */
+export const failedToLoad = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
+
 /** Waits for hydration; when it never comes, says what the console saw (a missing bundle, an error). */
 export async function waitForHydration ({ page, problems }: Pick<WatchedPage, 'page' | 'problems'>): Promise<void> {
   try {
