@@ -65,10 +65,12 @@ async function writeChanged (outputFiles) {
   return changed
 }
 
-/** Deletes what earlier builds wrote in `dir` and this one did not: nothing asks for it any more. */
+/** Deletes the files earlier builds wrote in `dir` and this one did not; folders (Node's compile cache) stay. */
 async function removeOthers (dir, outputFiles) {
   const current = new Set(outputFiles.map((file) => file.path))
-  for (const file of await readdir(dir)) if (!current.has(join(dir, file))) await rm(join(dir, file), { force: true })
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isFile() && !current.has(join(dir, entry.name))) await rm(join(dir, entry.name), { force: true })
+  }
 }
 
 /**
