@@ -8,7 +8,6 @@ export interface AssetManifest extends Assets {
   deferred: string[]
 }
 
-/** Reads the manifest that the build writes (build/manifest.mjs); the server cannot run without a build. */
 export function loadAssetManifest (path: string): AssetManifest {
   let text: string
   try {
@@ -20,10 +19,7 @@ export function loadAssetManifest (path: string): AssetManifest {
   return { entry, styles, preloads, pages, deferred }
 }
 
-/**
- * A page's chunks are preloaded beside the shell's so hydration never waits for a second round trip; so is the
- * deferred-data store, for a document with deferred parts (whether a page defers is known per request).
- */
+// Preloaded beside the shell's so hydration never waits for a second round trip; whether a page defers is per request.
 export function pageAssets (manifest: AssetManifest): (pageId: string, deferred: boolean) => Assets {
   const byPage = new Map<string, { plain: Assets, deferred: Assets }>()
   return (pageId, deferred) => {

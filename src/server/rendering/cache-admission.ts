@@ -1,8 +1,6 @@
 // TinyLFU admission (Einziger, Friedman and Manes, "TinyLFU: A Highly Efficient Cache Admission Policy", 2017): a
-// count-min sketch of how often each key was asked for, aged by halving. A document is kept from its second request,
-// and once the cache is full it displaces the least recently used only if it was asked for more often. A client that
-// asks twice for each of many addresses gets counts of two, which lose to any page asked for more. Memory is fixed:
-// four 4-bit counters a key, stored a byte each. See docs/decisions/pages-rendered-per-request.md.
+// count-min sketch aged by halving, so asking twice for many addresses loses to any page asked for more
+// (docs/decisions/pages-rendered-per-request.md).
 
 const DEPTH = 4
 const MAX_COUNT = 15
@@ -57,11 +55,8 @@ export class FrequencySketch {
   }
 }
 
-/**
- * The keys asked for lately, by hash: TinyLFU's doorkeeper. The sketch alone cannot say "asked for before": under a
- * flood of one-off addresses its counters fill up, and a key never seen reads as seen (999 in 1 000 did). Forgotten
- * all at once when full, which only delays a popular key by one request.
- */
+// TinyLFU's doorkeeper: under a flood of one-off addresses the sketch's counters fill up and read unseen keys as seen
+// (docs/decisions/pages-rendered-per-request.md). Cleared when full, which delays a popular key by one request.
 export class Doorkeeper {
   readonly #seen = new Set<number>()
   constructor (private readonly capacity = 16_384) {

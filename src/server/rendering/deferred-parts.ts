@@ -2,18 +2,12 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { clientWentAway } from '../http/request-abort.js'
 import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../../shared/deferred.js'
 
-/**
- * `script`: the body of the inline script that hands the outcome to the browser. `awaited`: a boundary was waiting for
- * the part, so React renders it again and writes it.
- */
+/** `awaited`: a boundary was waiting for the part, so React renders it again and writes it. */
 type Listener = (key: string, script: string, awaited: boolean) => void
 
-/**
- * The deferred parts of one request's loader data. Each settles once: with its value, with its failure (logged here,
- * once, with the request id) or, past the document's time limit, as timed out. Listeners hear of each in order.
- */
+// Each part settles once: with its value, its failure (logged here, once, with the request id) or, past the time
+// limit, as timed out.
 export class DeferredParts {
-  /** What the page reads, by key: the loader's own promises. */
   readonly parts: ReadonlyMap<string, PromiseLike<unknown>>
   readonly #expire: Array<() => void> = []
   readonly #settled: Array<[string, string, boolean]> = []
@@ -79,7 +73,6 @@ export class DeferredParts {
     for (const [key, script, awaited] of this.#settled) listener(key, script, awaited)
   }
 
-  /** Past the time limit: the parts still pending show as failed, in words for the visitor. */
   expire (): void {
     for (const expire of this.#expire) expire()
   }

@@ -10,10 +10,7 @@ export type DocumentEncoding = Encoding | null
 // server's order decides.
 const GZIP_ALIASES = /\*|x-gzip/gu
 
-/**
- * The encoding a document is sent in, from the encodings a client accepts, preferred first where it takes them alike:
- * by default those of a response compressed for itself alone, as @fastify/compress chooses. Null: as it is.
- */
+/** As @fastify/compress chooses for a response compressed for itself alone; null: sent as it is. */
 export function negotiateEncoding (request: FastifyRequest, preferred = PER_RESPONSE_ENCODINGS): DocumentEncoding {
   const accept = request.headers['accept-encoding']
   if (accept === undefined || request.headers['x-no-compression'] !== undefined) return null
@@ -29,16 +26,12 @@ export interface DocumentSink {
   encoding: DocumentEncoding
   input: Writable
   body: Readable
-  /**
-   * Pushes everything written so far to the client: without it zlib and brotli hold output until they end. `done`
-   * runs once that output has gone to the response.
-   */
+  /** Without it zlib and brotli hold output until they end; `done` runs once it has gone to the response. */
   flush (done: () => void): void
 }
 
-// A document that waits is compressed here, not by @fastify/compress, which never flushes: the head would wait for
-// the data (docs/decisions/streaming-to-script-runners.md). A sync flush keeps the dictionary, so the document
-// still compresses almost as well as in one piece.
+// Compressed here, not by @fastify/compress, which never flushes (docs/decisions/streaming-to-script-runners.md). A
+// sync flush keeps the dictionary, so the document still compresses almost as well as in one piece.
 export function documentSink (encoding: DocumentEncoding): DocumentSink {
   if (encoding === null) {
     const through = new PassThrough()

@@ -11,7 +11,6 @@ export class PageDataError extends Error {
   }
 }
 
-/** `serialize(data)`, a failure named for the screen whose data it is. */
 export function serializePage (data: PageData, serialize: (data: PageData) => string): string {
   try {
     return serialize(data)

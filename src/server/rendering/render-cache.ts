@@ -58,9 +58,8 @@ export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): B
   return Buffer.concat(pieces)
 }
 
-// Null renders every time: a toast shows once, a refused form holds one visitor's answers, and data carrying the
-// honeypot token would become a slot (another visitor's token in place of a URL). The nonce is drawn after the data,
-// so no data carries it.
+// Null renders every time: a toast shows once, a refused form holds one visitor's answers, and a honeypot token in the
+// data would become a slot (another visitor's token in a URL). The nonce is drawn after the data, so none carries it.
 export function renderCacheKey (data: PageData, honeypotToken: string, cacheable: boolean): string | null {
   if (!cacheable || data.toast || data.page.form) return null
   const key = serializePage(data, keyJson)
@@ -72,13 +71,11 @@ const keyJson = (data: PageData) => JSON.stringify([data.requestInfo, data.page]
 /** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */
 export interface Capture {
   whole (html: Buffer): void
-  /** The next piece of a document sent in pieces; `end` after the last. */
   piece (html: Uint8Array | string): void
   end (): void
   spoil (): void
 }
 
-/** A capture that keeps nothing: the document is not cached. */
 export const passThrough = (): Capture => ({ whole () {}, piece () {}, end () {}, spoil () {} })
 
 export interface RenderCacheOptions {
@@ -161,11 +158,7 @@ export class RenderCache {
     return this.#doorkeeper.knows(hash)
   }
 
-  /**
-   * Evicts, least recently used first, what `chars` more need, but only documents asked for no more often than the
-   * key hashed to `hash` (TinyLFU): when one of those that would go was asked for more, nothing is evicted and the key
-   * is not kept.
-   */
+  // Least recently used first, but only documents asked for no more often than this key (TinyLFU): else none goes.
   #makesRoom (hash: number, chars: number): boolean {
     let freed = 0
     const victims: string[] = []

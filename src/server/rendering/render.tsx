@@ -12,26 +12,21 @@ import { documentSink, type DocumentEncoding, type DocumentSink } from './docume
 import type { Capture } from './render-cache.js'
 import { serializePage } from './page-data-json.js'
 
-/**
- * How a document that waits reaches its client (docs/decisions/streaming-to-script-runners.md):
- * `whole`: when everything is ready, headers included, so a failure can still set the status (bots);
- * `held`: headers and head at once, the body when everything is ready (a browser not known to run scripts);
- * `streamed`: headers and shell at once, each part as it is ready (a browser that ran our scripts).
- */
+// How a waiting document leaves (docs/decisions/streaming-to-script-runners.md): `whole` lets a failure still set the
+// status (bots); `held` sends the head at once and the body when ready (scripts may not run); `streamed` each part.
 export type Delivery = 'whole' | 'held' | 'streamed'
 
 export interface RenderOptions {
   status: number
   delivery: Delivery
-  /** Past it, pending deferred parts show as failed and React leaves the rest to the browser. */
+  /** Past it, pending parts show as failed and React leaves the rest to the browser. */
   timeLimitMs: number
   nonce: string
   /** The development server's script, run after the page data is set. */
   script: string
   capture: Capture
-  /** The loader's deferred parts: the page is then rendered by the streaming renderer alone. */
   deferred: DeferredParts | null
-  /** Fires when the client goes away (src/server/http/request-abort.ts); asked for only by a document that waits. */
+  /** A function: only a document that waits listens for the client going away. */
   signal: () => AbortSignal
   encoding: DocumentEncoding
   onShellFailed: (error: unknown, componentStack: string | undefined) => void
@@ -39,10 +34,7 @@ export interface RenderOptions {
 
 const ENV_SCRIPTS = new WeakMap<object, string>()
 
-/**
- * The public env is one object per app, so its part is serialized once; the page data leaves it out
- * (JSON drops a key set to undefined; src/client/page-data.ts puts it back) rather than carry it twice.
- */
+// The env is one object per app, so serialized once; the page data leaves it out (src/client/page-data.ts puts it back).
 export function bootstrapScript (data: PageData): string {
   let env = ENV_SCRIPTS.get(data.env)
   if (env === undefined) ENV_SCRIPTS.set(data.env, env = `window.ENV=${serializeForScript(data.env)};`)
@@ -100,11 +92,8 @@ class WholeDocument {
 
 const HEAD_END = '</head>'
 
-/**
- * A held document's first bytes: its doctype, `<html>`, `<head>` and its body up to the first part still pending,
- * which the string renderer leaves for the browser (and which is cut off with all after it). The streaming renderer
- * writes the same markup before that part; null when the page fails to render this way, so it waits whole.
- */
+// A held document's first bytes, up to the first pending part: the streaming renderer writes the same markup before
+// it. Null sends the page whole.
 export function renderHeldStart (element: ReactNode): string | null {
   let html: string
   try {
@@ -118,10 +107,7 @@ export function renderHeldStart (element: ReactNode): string | null {
   return html.slice(0, pending === -1 ? headEnd + HEAD_END.length : pending)
 }
 
-/**
- * The connection's writes held back, and let go: each let-go leaves in one socket write. The socket is held, not
- * the response: a corked response sends its chunked end before the chunks it holds back (Node 24).
- */
+// The socket is corked, not the response: a corked response sends its chunked end before the chunks it holds (Node 24).
 interface ConnectionHold {
   hold (): void
   release (): void
@@ -129,9 +115,8 @@ interface ConnectionHold {
   letGo (): void
 }
 
-// Held only while the response still writes (a HEAD's ends before its document is written), and let go on the
-// socket it was held on: a finished response drops its socket, and a socket left corked never sends the answer to
-// the next request on the connection.
+// Only while the response still writes (a HEAD's ends first), and uncorked on the socket it corked: a finished
+// response drops its socket, and one left corked never answers the next request on the connection.
 function connectionHold (reply: FastifyReply): ConnectionHold {
   const held: Socket[] = []
   return {
@@ -151,15 +136,8 @@ function connectionHold (reply: FastifyReply): ConnectionHold {
 }
 
 /**
- * React's destination for a document that waits: HTML to the sink (compressed there) and to the render cache's
- * capture, flushed each time React has written (React calls flush()), and the deferred parts' scripts between.
- * Given a held document's first bytes, already sent, it drops what React writes of them: its own head (which may
- * differ), up to its `</head>`, then the same body start. A body start that differs (a component that does not
- * render the same twice) is reported, and React's whole body follows it, so that nothing is lost.
- *
- * Each socket write costs a wakeup on both ends, so a streamed document leaves in as few as it can: each of React's
- * passes in one write, its compressed output included; the script of a part a boundary waits for with the pass that
- * reveals the part; React's last pass with the response's end.
+ * Given a held document's sent start, drops React's copy of it (its head may differ); a body start that differs is
+ * reported and React's whole body follows. Each socket write wakes both ends, so each of React's passes leaves in one.
  */
 class DocumentWriter {
   #started = false
@@ -168,7 +146,6 @@ class DocumentWriter {
   #ending = false
   /** React's last pass ended with flush(): its next write starts a pass, where a script may go between. */
   #betweenPasses = true
-  /** The connection is held for the pass React is writing, until the sink has flushed it. */
   #passHeld = false
   readonly #queued: string[] = []
   /** What React has written of the bytes already sent, while those stand in for it. */
@@ -180,7 +157,6 @@ class DocumentWriter {
     sent: string | null,
     private readonly onBodyMismatch: () => void,
     private readonly connection: ConnectionHold,
-    /** How many deferred parts have not settled yet. */
     private readonly pendingParts: () => number
   ) {
     if (sent === null) return
@@ -230,7 +206,6 @@ class DocumentWriter {
     this.sink.flush(held ? this.connection.release : () => {})
   }
 
-  /** Scripts now, in one write with their compressed output. */
   #send (scripts: string[]): void {
     if (scripts.length === 0) return
     this.connection.hold()
@@ -238,10 +213,8 @@ class DocumentWriter {
     this.sink.flush(this.connection.release)
   }
 
-  /**
-   * A part's script, between React's passes, never inside one (its writes split tags). The script of a part a
-   * boundary waited for goes with React's next pass, which reveals the part: one write for both.
-   */
+  // Between React's passes, never inside one (its writes split tags); a part a boundary waited for goes with the next
+  // pass, which reveals it.
   script (html: string, withNextPass: boolean): void {
     if (this.#ended) return
     if (!this.#started || (withNextPass && !this.#ending)) {
@@ -252,16 +225,13 @@ class DocumentWriter {
     if (this.#ending && this.pendingParts() === 0) this.#end()
   }
 
-  /** React has written what it had (the shell, or the whole document): scripts of parts settled by then follow it. */
+  /** Once React has written the shell: scripts of parts settled by then follow it. */
   start (): void {
     this.#started = true
     this.#send(this.#queued.splice(0))
   }
 
-  /**
-   * React is done. A part no boundary read (for code that reads it after hydration) may still be on its way: the
-   * response waits for it, within the document's time limit, which settles it as timed out.
-   */
+  /** A part no boundary read may still be on its way: the response waits for it, within the time limit. */
   end (): void {
     if (this.pendingParts() === 0) return this.#end()
     this.#ending = true
@@ -285,8 +255,7 @@ class DocumentWriter {
 }
 
 // Through reply.send() so Fastify's hooks still apply (fastify#2372). A document that waits on nothing is sent
-// whole, since a stream costs more than the render; a page with deferred data goes to the streaming renderer
-// without a string render first. Every callback of renderToPipeableStream is handled here.
+// whole, since a stream costs more than the render.
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture, deferred } = options
   if (deferred === null) {
@@ -307,7 +276,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let writer: DocumentWriter | null = null
-  /** A held document's sink and the first bytes it was sent, from its headers until React writes the rest into it. */
+  /** A held document's sink and sent start, until React writes the rest into it. */
   let held: { sink: DocumentSink, start: string | null } | null = null
   /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
   const early: string[] = []
@@ -365,8 +334,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
       abort(reason)
       return
     }
-    // The time limit: the parts still pending show as failed; React renders those (two turns: its retry is
-    // scheduled when it hears of them), and whatever still waits is left to the browser.
+    // The time limit: pending parts show as failed; React needs two turns to render them, the rest is left to the browser.
     request.log.warn({ timeLimitMs: options.timeLimitMs, pending: deferred?.pending ?? 0 }, 'the document reached its time limit')
     deferred?.expire()
     setImmediate(() => setImmediate(() => abort(reason)))
@@ -412,8 +380,7 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     // pipe then pauses the sink, and React waits for it to drain, which a corked socket never does. So it is let go.
     sink.body.on('pause', connection.letGo)
     if (options.delivery === 'streamed') return pipeInto(sink, null)
-    // A held body is written when it is ready, each part in place, so that it is complete without scripts; what
-    // comes before its first pending part goes now (docs/decisions/streaming-to-script-runners.md).
+    // Written when ready, complete without scripts; its start goes now (docs/decisions/streaming-to-script-runners.md).
     held = { sink, start: renderHeldStart(element) }
     if (held.start === null) return
     connection.hold()

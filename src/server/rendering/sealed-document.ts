@@ -4,16 +4,14 @@ import { COMPRESSION_LEVELS, type Encoding } from '../plugins/external/compressi
 import type { DocumentEncoding } from './document-encoding.js'
 import type { Template } from './render-cache.js'
 
-// A kept document as every hit gets it while the honeypot token stays the same (a second): its inline scripts are
-// allowed by their hashes instead of a per-response nonce, so its bytes are the same for each of those hits, and
-// each encoding is compressed once (docs/decisions/cached-documents-allow-scripts-by-hash.md).
+// Inline scripts allowed by hash, not a per-response nonce, so every hit while the honeypot token holds gets the same
+// bytes, compressed once per encoding (docs/decisions/cached-documents-allow-scripts-by-hash.md).
 
 export interface SealedDocument {
   readonly honeypotToken: string
   readonly identity: Buffer
   /** CSP sources (`sha256-…`), one per distinct inline script. */
   readonly scriptHashes: readonly string[]
-  /** Filled in as each encoding is first asked for. */
   readonly encoded: Partial<Record<Encoding, Buffer>>
 }
 
