@@ -30,7 +30,7 @@ export interface FormContext<Values> {
 export interface FormOutcome<Values> {
   /** Refuses the answers as the schema would: one message per field, the form shown again (422). */
   errors?: Partial<Record<keyof Values & string, string>>
-  /** A path on this site; by default the form's page (for `/notes/:id`, the note posted from), or home for an action at an address of its own on such a page. */
+  /** A path on this site; by default the form's page (for `/notes/:id`, the note posted from). */
   redirectTo?: string
   toast?: FlashToastInput
 }
@@ -49,21 +49,18 @@ export interface FormRouteOptions<S extends TObject> {
   acceptUnknownFields?: string
 }
 
-/** Register it like any plugin: `app.register(route)`. */
 export type FormRoute = ((app: FastifyInstance) => Promise<void>) & { readonly path: string }
 
 /** Bounds on the unexpected field names a refusal logs: the names are the client's, and a log line stays a line. */
 const LOGGED_NAMES = 5
 const LOGGED_NAME_LENGTH = 40
 
-/** The first few names the schema does not have, each cut short, and how many there were. */
 function unexpectedFields (names: readonly string[] = []) {
   if (names.length === 0) return {}
   const shown = names.slice(0, LOGGED_NAMES).map((name) => name.length > LOGGED_NAME_LENGTH ? `${name.slice(0, LOGGED_NAME_LENGTH)}…` : name)
   return { unexpectedFields: shown, unexpectedFieldCount: names.length }
 }
 
-/** The decorators and parsers a form route uses: the honeypot, the flash toast, the app's cookie attributes, pages. */
 const FORM_ROUTE_DEPENDENCIES = ['honeypot', 'flash-toasts', 'cookies', 'form-bodies', 'page-loading', 'metrics']
 
 // Cross-site and media-type checks before the body is read, then the honeypot, then the schema, and only then
@@ -73,10 +70,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
   const path = options.path ?? page.path
   if (!path) throw new TypeError(`defineFormRoute: the page "${page.id}" has no path; give the route a \`path\`.`)
   const form = new FormSchema(schema, { acceptUnknownFields })
-  /**
-   * The form's page: for a page at `/notes/:id` whose form posts to its own address, the note posted from. An action
-   * at an address of its own cannot tell which page of a parametric path it came from: home.
-   */
+  // An action at an address of its own cannot tell which page of a parametric path it came from: home.
   function pageAddress (request: FastifyRequest): string {
     if (!page.path) return '/'
     if (!page.path.includes(':')) return page.path
@@ -94,8 +88,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
     }
 
     async function refuse (request: FastifyRequest, reply: FastifyReply, body: Record<string, unknown>, errors: FieldErrors, message: string = ERRORS.FORM_INVALID.message, unexpected?: string[]) {
-      // The names of the fields, never what was typed in them; the unexpected ones are how an engineer finds a
-      // `<Field>` the schema forgot, since the visitor is only asked to reload.
+      // Field names only, never what was typed; the unexpected ones find a `<Field>` the schema forgot.
       request.log.info({ code: 'FORM_INVALID', statusCode: 422, fields: Object.keys(errors), ...unexpectedFields(unexpected) }, message)
       if (wantsJson(request)) {
         const answer: FormErrorBody = { ...errorBody({ status: 422, code: 'FORM_INVALID', message }), errors }
@@ -105,10 +98,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       return reply
     }
 
-    /**
-     * The work is done by now: a toast the schema refuses (toast-schema.ts bounds every accepted one to fit its
-     * cookie) is the engineer's error, logged, and the visitor still gets the success, without the toast.
-     */
+    // The work is done by now: a refused toast is the engineer's error, logged; the visitor still gets the success.
     function setToast (request: FastifyRequest, reply: FastifyReply, input: FlashToastInput): Toast | undefined {
       try {
         return flashToasts.set(reply, input)

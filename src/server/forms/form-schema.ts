@@ -6,10 +6,8 @@ import { fieldMessage, type FieldSchema, type Issue } from './field-messages.js'
 
 // Each field is also checked on its own: TypeBox stops listing errors after a few, and a form wants one per field.
 
-/** A refusal names the fields the schema does not (`unexpected`), for the log: the visitor is only told to reload. */
 export type FormRead<T> = { ok: true, value: T } | { ok: false, errors: FieldErrors, message?: string, unexpected?: string[] }
 
-/** The form-level message when the answers break a rule no single field owns. */
 export const UNEXPECTED_FIELDS = 'This form sent answers it does not expect. Please reload the page and try again.'
 export const ANSWERS_DO_NOT_FIT = 'These answers do not fit together. Please check them and try again.'
 
@@ -28,7 +26,6 @@ const FALSE = new Set(['off', 'false'])
 const OBJECT_NAMES = new Set(['__proto__', 'constructor', 'prototype'])
 
 export interface FormSchemaOptions {
-  /** Why this form takes fields its schema does not name; without it, an unnamed field refuses the answers. */
   acceptUnknownFields?: string
 }
 
@@ -63,8 +60,7 @@ export class FormSchema<S extends TObject> {
     this.sensitive = new Set([...this.#fields.values()].filter(({ schema }) => (schema as { writeOnly?: unknown }).writeOnly === true).map(({ name }) => name))
   }
 
-  // A URL-encoded form sends every field as text, so `fromForm` reads it as a person meant it: an empty box as no
-  // answer, digits as a number for a number field, a ticked box (`on`) as true, one value as a list of one.
+  // A URL-encoded form sends only text: `fromForm` reads it as a person meant it (an empty box as no answer, `on` as true).
   read (body: Record<string, unknown>, { fromForm, ignore }: { fromForm: boolean, ignore: ReadonlySet<string> }): FormRead<Static<S>> {
     // No prototype: `__proto__` and `constructor` are plain names here, and nothing is inherited.
     const candidate: Record<string, unknown> = Object.create(null)
@@ -120,11 +116,7 @@ export class FormSchema<S extends TObject> {
 
 type Shape = TSchema & { type?: unknown, items?: TSchema, anyOf?: TSchema[], enum?: unknown[] }
 
-/**
- * A form sends text: each answer read as its schema says, the items of a list and the members of a union or an enum
- * too (a group of boxes of numeric ids, a numeric radio group). Led by the schema, so a hostile body's nesting is
- * never walked further than the schema goes.
- */
+// Led by the schema, so a hostile body's nesting is never walked further than the schema goes.
 function fromFormText (schema: Shape, value: unknown): unknown {
   if (Array.isArray(value)) return schema.type === 'array' && schema.items ? value.map((item) => fromFormText(schema.items!, item)) : value
   if (typeof value !== 'string') return value
@@ -143,11 +135,7 @@ function fromFormText (schema: Shape, value: unknown): unknown {
   return value
 }
 
-/**
- * What a form's field can hold: one text, or for a field of several answers a list of texts, one level deep.
- * Anything deeper is no answer, and is never walked: a JSON body nests as deep as it likes, and recursing into it
- * overflowed the stack (a 500 for 4000 nested lists).
- */
+// One level deep, never walked further: recursing into a JSON body's nesting overflowed the stack (a 500).
 function asText (value: unknown): string | string[] | undefined {
   if (!Array.isArray(value)) return scalarText(value)
   const texts = value.map(scalarText).filter((text) => text !== undefined)
