@@ -1,7 +1,5 @@
-// What happens to a CSP report once it is read: an overall budget a minute, and a log that keeps one line per
-// distinct kind of violation, with a share per client, so that a flood of decoys (one kind repeated, or many kinds from
-// one address) cannot push a real report out of the log. The per-client request budget is @fastify/rate-limit's,
-// in routes/csp-report.ts.
+// One log line per kind of violation a minute, with a share per client, so a flood of decoys cannot push a real
+// report out of the log. The per-client request budget is @fastify/rate-limit's (routes/csp-report.ts).
 import type { CspViolation } from './csp-report.js'
 
 const MINUTE = 60_000
@@ -39,9 +37,7 @@ export class MinuteBudget {
 }
 
 export interface ReportLogLimits {
-  /** Lines a minute in all. */
   linesPerMinute: number
-  /** Lines a minute for one client address, so that one address cannot take every line. */
   linesPerClient: number
 }
 
@@ -58,10 +54,7 @@ function kindOf (violation: CspViolation): string {
   return JSON.stringify([violation.directive, violation.blocked, violation.document, violation.disposition])
 }
 
-/**
- * Decides which reports become log lines. Each minute, the first report of each kind is logged, while the minute's
- * lines and the client's share last; repeats and the rest are counted. Memory is bounded by `linesPerMinute`.
- */
+/** Repeats and reports over budget are counted, not logged; memory is bounded by `linesPerMinute`. */
 export class ReportLog {
   readonly #limits: ReportLogLimits
   readonly #now: () => number

@@ -35,14 +35,10 @@ export interface CspViolation {
   /** The origin of what was blocked, a keyword (`inline`, `eval`), a scheme (`data:`), or empty. */
   blocked: string
   sample: string
-  /** `report` for a report-only policy. */
   disposition: 'enforce' | 'report'
 }
 
-/**
- * The violations among a Reporting API batch's first `REPORTS_PER_BODY` entries, other report types skipped;
- * undefined when the body is not a batch.
- */
+/** Undefined when the body is not a Reporting API batch; other report types are skipped. */
 export function readReportBatch (body: unknown): CspViolation[] | undefined {
   if (!Array.isArray(body)) return undefined
   const violations: CspViolation[] = []
@@ -61,7 +57,6 @@ export function readReportBatch (body: unknown): CspViolation[] | undefined {
   return violations
 }
 
-/** The violation of a legacy `report-uri` report, or undefined when the body is not one. */
 export function readLegacyReport (body: unknown): CspViolation | undefined {
   if (!isRecord(body) || !isRecord(body['csp-report'])) return undefined
   const fields = body['csp-report']

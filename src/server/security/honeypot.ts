@@ -33,7 +33,7 @@ export interface HoneypotOptions {
   secret: string | readonly string[]
   nameFieldName?: string
   validFromFieldName?: string
-  /** Refused sooner than this after rendering (default 2 s), or later than maxAgeMs (1 h: a person fills a form in minutes). */
+  /** Refused sooner than this after rendering, or later than maxAgeMs (a person fills a form in minutes). */
   minDelayMs?: number
   maxAgeMs?: number
   clockSkewMs?: number
@@ -87,10 +87,7 @@ export class Honeypot {
     this.#now = now
   }
 
-  /**
-   * The fields for the forms of `form` (the screen's id): its token is sealed with that name as additional data, so it
-   * opens for that form's route only (docs/decisions/honeypot-tokens.md).
-   */
+  /** Sealed with `form` (the screen's id) as additional data: it opens for that form's route only (docs/decisions/honeypot-tokens.md). */
   getInputProps (form = ''): HoneyProps {
     const now = Math.floor(this.#now())
     const issued = this.#issued.get(form)
@@ -103,10 +100,7 @@ export class Honeypot {
     }
   }
 
-  /**
-   * Throws HoneypotError when the submission looks automated or stale, or carries a token issued for another form,
-   * and nothing else, whatever `fields` is.
-   */
+  /** Throws HoneypotError, and nothing else, whatever `fields` is. */
   check (fields: Record<string, unknown> | null | undefined | unknown, form = ''): void {
     const honey = readField(fields, this.nameFieldName)
     if (honey === undefined) throw new HoneypotError('HONEYPOT_MISSING')
@@ -154,7 +148,6 @@ export class Honeypot {
   }
 }
 
-/** iv | ciphertext | tag opened with one key, or null when that key did not seal it. */
 function open (key: Buffer, bytes: Buffer, form: string): string | null {
   try {
     const decipher = createDecipheriv(ALGORITHM, key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
@@ -169,10 +162,7 @@ function open (key: Buffer, bytes: Buffer, form: string): string | null {
   }
 }
 
-/**
- * The check at the top of a form route; the error handler answers a refusal and logs its code. `form`: the id of the
- * screen that shows the form (its key in the registry), whose token alone it accepts.
- */
+/** `form`: the id of the screen that shows the form, whose token alone it accepts. */
 export function assertHuman (request: FastifyRequest, form: string): void {
   request.server.honeypot.check(request.body, form)
 }
