@@ -8,10 +8,7 @@ const BY_PARSER_CODE: Readonly<Record<string, ErrorCode>> = {
   ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT'
 }
 
-/**
- * The whole response to a request Node's parser refused, to be written on its socket: there are no request headers
- * to negotiate with, so it says the catalogue's words as plain text, which a person and a script can both read.
- */
+/** No request headers to negotiate with: the catalogue's words as plain text, which a person and a script can read. */
 export function parserRefusal (parserCode: string | undefined, headers: Readonly<Record<string, string>>): string {
   const { status, message } = ERRORS[BY_PARSER_CODE[parserCode ?? ''] ?? 'MALFORMED_REQUEST']
   const fields = {

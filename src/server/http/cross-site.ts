@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify'
 
-/** Where the request was addressed: its scheme and Host, as the visitor's browser saw them. */
 export interface RequestOrigin {
   protocol: string
   host: string

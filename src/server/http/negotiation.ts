@@ -4,8 +4,7 @@ import { boundedMemo } from '../../shared/bounded-memo.js'
 
 const OFFERED = ['text/html', 'application/json']
 
-// A browser's Accept is long, costly to parse and the same on every request (docs/performance.md): each is read once.
-// Longer ones than any browser sends are read each time, so memory stays small.
+// A browser's Accept is costly to parse and the same every time (docs/performance.md); longer ones are never kept.
 const prefersJson = boundedMemo(256, (accept) => new Negotiator({ headers: { accept } }).mediaType(OFFERED) === 'application/json', 512)
 
 /** JSON only when Accept prefers it to text/html (RFC 9110 §12.5.1): `*∕*` and no Accept get the page. */

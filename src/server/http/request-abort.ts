@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify'
 
-/** The reason a request's signal gives when its client closed the connection before the response ended. */
 export class ClientGoneError extends Error {
   constructor () {
     super('the client went away before the response ended')
@@ -10,10 +9,7 @@ export class ClientGoneError extends Error {
 
 const CONTROLLERS = new WeakMap<FastifyReply, AbortController>()
 
-/**
- * Fires when the client goes away before the response has ended, or when the document's time limit passes: the
- * loader's slow work and the render stop then. Node's request `close` fires once its body is read, so the response's is watched.
- */
+// Also fired by the document's time limit. The response's `close` is watched: the request's fires once its body is read.
 export function requestSignal (reply: FastifyReply): AbortSignal {
   let controller = CONTROLLERS.get(reply)
   if (!controller) {

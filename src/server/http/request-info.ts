@@ -5,10 +5,7 @@ import { boundedMemo } from '../../shared/bounded-memo.js'
 import { safeRedirect } from '../../shared/safe-redirect.js'
 import { readHints } from './client-hints.js'
 
-/**
- * isbot runs one large regular expression: a visitor's user agent is judged once, not on every page. Browsers' agents
- * stay within a few hundred characters; a longer one is judged each time, never kept.
- */
+// isbot runs one large regular expression: each agent is judged once; one longer than browsers send is never kept.
 const isBotAgent = boundedMemo(1024, isbot, 1024)
 
 /** A page shown for a POST (a 400 from the theme switch) is not an address to return to. */

@@ -3,10 +3,8 @@ import type { FastifyRequest } from 'fastify'
 /** Why a request was sent: `none` for a visitor's own, else the speculation that fetched it ahead of a click. */
 export type Speculation = 'none' | 'prefetch' | 'prerender'
 
-/**
- * Reads `Sec-Purpose` (a structured-field list: `prefetch`, `prefetch;prerender`). Browsers send it on prefetches
- * and prerenders, which carry cookies but may never be shown (https://wicg.github.io/nav-speculation/prefetch.html).
- */
+// `Sec-Purpose` marks prefetches and prerenders, which carry cookies but may never be shown
+// (https://wicg.github.io/nav-speculation/prefetch.html).
 export function speculationOf (request: FastifyRequest): Speculation {
   const header = request.headers['sec-purpose']
   if (typeof header !== 'string') return 'none'

@@ -1,10 +1,7 @@
 import { pathOf } from '../../shared/address.js'
 
-/**
- * The address without the trailing slashes of its path, query kept: where `/examples/` should send a visitor when
- * only `/examples` exists. Null for a path that has none to drop, or that would become protocol-relative (`//host`)
- * or a path a browser reads so (`/\host`): a redirect must never leave the site.
- */
+// Null when there is nothing to drop, or the path would become protocol-relative (`//host`) or read so by a browser
+// (`/\host`): a redirect must never leave the site.
 export function withoutTrailingSlash (url: string): string | null {
   const path = pathOf(url)
   const trimmed = path.replace(/\/+$/, '')
