@@ -5,7 +5,6 @@ import { pathOf } from '../../../shared/address.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The methods the routes answer at `url`, sorted; empty for an address the app does not have. */
     allowedMethods (url: string): string[]
   }
 }

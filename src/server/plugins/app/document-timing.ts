@@ -9,11 +9,8 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Marks this response as a document of `page` whose render starts now; its first byte ends the render. */
     timeDocument (page: string, cache: CacheOutcome): void
-    /** The shell, or a part streamed after it. */
     documentFailed (): void
-    /** A document that waits: its headers leave now, its body as the render writes (src/server/rendering/render.tsx). */
     documentDelivery (delivery: Delivery): void
-    /** React has written the document's head (and shell) to the client. */
     documentHeadSent (): void
   }
 }
@@ -24,7 +21,6 @@ export interface DocumentTiming {
   startedAt: number
   /** Set when the response's headers go out. */
   renderMs: number | undefined
-  /** `whole` for a document sent in one piece, headers and all. */
   delivery: Delivery
   /** When React wrote the head of a document that waits; a whole one's head leaves with its headers. */
   headMs: number | undefined
@@ -38,10 +34,7 @@ export function documentTiming (reply: FastifyReply): DocumentTiming | undefined
   return (reply as FastifyReply & TimingSlot)[TIMING] ?? undefined
 }
 
-/**
- * Read when the response has ended: its last byte has just been written. A document failed when its shell did, or a
- * deferred part did while its client was still there. Undefined for a response that is no document.
- */
+// Read when the response has ended. A document failed when its shell did, or a deferred part did while its client was there.
 export function documentOutcome (reply: FastifyReply, now = performance.now()): DocumentOutcome | undefined {
   const timing = documentTiming(reply)
   if (timing === undefined) return undefined
@@ -51,10 +44,7 @@ export function documentOutcome (reply: FastifyReply, now = performance.now()): 
   return { page, cache, renderSeconds, delivery, headSeconds: headMs === undefined ? renderSeconds : headMs / 1000, lastByteSeconds: (now - startedAt) / 1000, failed }
 }
 
-/**
- * For the browser's devtools: nothing about the visitor. A document that waits says how it is delivered; its
- * `render` is the time to its headers, since the header leaves before the last byte is known.
- */
+// Nothing about the visitor. A waiting document's `render` is the time to its headers: they leave before its last byte.
 export function serverTiming (renderMs: number, cache: CacheOutcome, delivery: Delivery = 'whole'): string {
   return `render;dur=${renderMs.toFixed(1)}, cache;desc=${cache}${delivery === 'whole' ? '' : `, delivery;desc=${delivery}`}`
 }

@@ -31,7 +31,6 @@ declare module 'fastify' {
     renderCache: RenderCache
   }
   interface FastifyReply {
-    // From the render cache when the same data was rendered before; the reply always ends.
     // `cause`: what an error page stands in for (shown in development only).
     sendPage (page: PageState, requestInfo?: RequestInfo, cause?: unknown): void
   }
@@ -41,7 +40,6 @@ export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
 
 export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: { title: STATUSES[500].title } }
 
-/** Written by hand for when even the error document fails to render. */
 const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8"><title>Error | Agent Stack</title></head><body><h1>Something went wrong</h1></body></html>'
 
 export interface PageRenderingOptions {
@@ -144,9 +142,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const reply = this
     if (checkData) checkPageData(page)
     const speculation = speculationOf(reply.request)
-    // A toast is shown once, so a page that may never be seen must not take it: the browser drops a speculation
-    // refused with 503 and asks again on the click (https://github.com/WICG/nav-speculation/issues/138). A page
-    // that answers an error is sent without the toast, its status kept: browsers drop a speculation that is not 2xx.
+    // A toast shows once: a speculation refused with 503 is asked again on the click
+    // (https://github.com/WICG/nav-speculation/issues/138); an error page goes without it, as non-2xx is dropped anyway.
     if (speculation !== 'none' && page.status < 400 && app.flashToasts.waiting(reply.request)) {
       reply.status(503).header('Cache-Control', 'no-store').header('Vary', 'Sec-Purpose, Cookie').send()
       return

@@ -11,8 +11,7 @@ export const PLAIN_HTTP_WARNING = 'a plain-http request reached this production 
   'since production sends HSTS, upgrade-insecure-requests and Secure cookies. Serve it behind HTTPS; ' +
   'if a TLS-terminating proxy is already in front, set TRUST_PROXY so its X-Forwarded-Proto is believed.'
 
-// Served over plain http by mistake, nothing fails on the server, so it says so: once, on the first non-probe request
-// whose scheme (the socket's, or a trusted proxy's X-Forwarded-Proto) is not https.
+// Served over plain http by mistake, nothing fails on the server, so it says so, once.
 export const plainHttpWarning = fp(async (app) => {
   let warned = false
   app.addHook('onRequest', (request, _reply, done) => {

@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 
-/** Whether this instance should get traffic, and if not, why. */
 export type ReadinessState = 'ready' | 'draining' | 'shedding'
 
 export const READINESS_STATES: readonly ReadinessState[] = ['ready', 'draining', 'shedding']

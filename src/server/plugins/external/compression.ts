@@ -8,30 +8,21 @@ export const COMPRESSION_LEVELS = { brotliQuality: 4, gzipLevel: 6 }
 
 export type Encoding = 'br' | 'gzip'
 
-/**
- * What a response compressed for itself alone (a rendered document, JSON) is sent in, preferred first where a client
- * takes both alike, as browsers do: gzip, which costs a third of brotli's CPU for a few percent more bytes
- * (docs/decisions/compression-by-reuse.md).
- */
+/** Gzip first for a response compressed for itself alone: cheaper, for a few bytes more (docs/decisions/compression-by-reuse.md). */
 export const PER_RESPONSE_ENCODINGS: Encoding[] = ['gzip', 'br']
-/** What a body compressed once for many responses (a kept document) is sent in: brotli, the smaller, first. */
+/** Compressed once for many responses (a kept document): brotli, the smaller, first. */
 export const REUSED_ENCODINGS: Encoding[] = ['br', 'gzip']
 
-/**
- * A request's Content-Encoding as @fastify/compress 9.2 matches it, exactly: codings are case-insensitive and x-gzip is
- * gzip (RFC 9110 §8.4.1), but the library has no option for either (fastify/fastify-compress#428, open). Drop this when
- * it reads the header so itself.
- */
+// Codings are case-insensitive and x-gzip is gzip (RFC 9110 §8.4.1); @fastify/compress 9.2 matches them exactly
+// (fastify/fastify-compress#428, open). Drop this when it reads the header so itself.
 function requestCoding (value: string): string {
   const coding = value.toLowerCase()
   return coding === 'x-gzip' ? 'gzip' : coding
 }
 
 // Brotli at a low quality: per-request CPU matters more than the last few bytes of a small page.
-// Static files arrive precompressed and pass through untouched.
 export const compression = fp(async (app) => {
-  // Before its preParsing hook reads the header; the library still does the decompressing. Only on the routes
-  // that read a body, so that GETs, most of the traffic, run no hook for it.
+  // Before its preParsing hook reads the header; only on routes that read a body, so GETs run no hook for it.
   const readCoding: onRequestHookHandler = (request, _reply, done) => {
     const coding = request.raw.headers['content-encoding']
     if (coding !== undefined) request.raw.headers['content-encoding'] = requestCoding(coding)

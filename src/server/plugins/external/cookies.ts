@@ -4,7 +4,7 @@ import { cookieAttributes, type CookieAttributes } from '../../cookies/attribute
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What every cookie of the app is set and cleared with unless it says otherwise; the cookie modules build on it. */
+    /** What every cookie of the app is set and cleared with unless it says otherwise. */
     cookieAttributes: CookieAttributes
   }
 }
@@ -12,7 +12,6 @@ declare module 'fastify' {
 export interface CookiesOptions {
   /** Newest first: @fastify/cookie signs with the first secret and verifies with any. */
   secret: readonly string[]
-  /** Secure in production: the one place it is decided. */
   secure: boolean
 }
 

@@ -11,10 +11,7 @@ declare module 'fastify' {
 /** A route's `config` that is served however far behind the event loop is. */
 export const NEVER_SHED = { pressureHandler: () => undefined }
 
-/**
- * How often the event-loop delay is measured. under-pressure's default, a second, lets a stall go unseen for that
- * long; a tenth of it sheds load while the loop is behind, before probes time out.
- */
+/** under-pressure's default, a second, lets a stall go unseen that long: this sheds before probes time out. */
 export const SAMPLE_INTERVAL_MS = 100
 
 export interface LoadSheddingOptions {
@@ -23,7 +20,6 @@ export interface LoadSheddingOptions {
   retryAfterSeconds?: number
 }
 
-/** Sheds load with 503 and Retry-After when the event loop falls behind, so a saturated instance recovers. */
 export const loadShedding = fp<LoadSheddingOptions>(async (app, options) => {
   await app.register(underPressure, {
     maxEventLoopDelay: options.maxEventLoopDelay ?? 1000,

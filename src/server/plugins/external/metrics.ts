@@ -12,7 +12,6 @@ declare module 'fastify' {
   }
 }
 
-/** The one route label of every request no route matched. */
 export const NOT_FOUND_ROUTE = 'not found'
 
 /** The route pattern, never the URL: an attacker chooses URLs, and each would become a new series. */
@@ -20,10 +19,7 @@ export function routePattern (request: FastifyRequest): string {
   return request.is404 ? NOT_FOUND_ROUTE : request.routeOptions.url ?? NOT_FOUND_ROUTE
 }
 
-/**
- * Off, it adds no hook at all: a request pays nothing for metrics nobody scrapes, and a start does not load
- * prom-client (docs/decisions/start-up.md).
- */
+// Off, it adds no hook at all, and a start does not load prom-client (docs/decisions/start-up.md).
 export const metrics = fp<{ enabled: boolean }>(async (app, { enabled }) => {
   if (!enabled) {
     app.decorate('metrics', null)

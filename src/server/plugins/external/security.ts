@@ -8,16 +8,12 @@ import { createNonce } from '../../security/nonce.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /**
-     * false: the route's own answers are not documents (a redirect, JSON, words) and get only what any answer needs.
-     * A page it sends after all (an error's) gets the documents' headers as it draws its nonce or script hashes.
-     */
+    /** false: the route's answers are not documents; a page it sends after all (an error's) gets the documents' headers. */
     document?: false
   }
   interface FastifyInstance {
     /** Every response's security headers, the policy without a nonce: for answers sent before the hooks run. */
     readonly securityHeaders: Readonly<Record<string, string>>
-    /** The headers of an answer that is not a document (words, JSON, a redirect): nothing loads in it or frames it. */
     readonly answerHeaders: Readonly<Record<string, string>>
   }
   interface FastifyReply {
@@ -44,8 +40,7 @@ export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string
   return env.OPENREPLAY_INGEST_POINT ? new URL(env.OPENREPLAY_INGEST_POINT).origin : DEFAULT_INGEST_ORIGIN
 }
 
-// helmet decides the headers once, at start-up, not per request (docs/performance.md); the nonce goes in when a
-// response first reads it.
+// helmet decides the headers once, at start-up (docs/performance.md); the nonce goes in when a response first reads it.
 export const security = fp<{ env: Env }>(async (app, { env }) => {
   const production = env.NODE_ENV === 'production'
   const tracking = Boolean(env.OPENREPLAY_PROJECT_KEY)
@@ -84,12 +79,10 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   const [beforeNonce, afterNonce = ''] = (headers['content-security-policy'] ?? '').split(` 'nonce-${placeholder}'`)
   headers['content-security-policy'] = beforeNonce + afterNonce
   headers['reporting-endpoints'] = `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`
-  // Trusted Types, report-only: what would break is reported to the same route and counted like any CSP report
-  // before it is enforced (docs/decisions/trusted-types.md).
+  // Trusted Types, report-only until what would break is known (docs/decisions/trusted-types.md).
   headers['content-security-policy-report-only'] = TRUSTED_TYPES_REPORT_ONLY
 
-  // A probe's words, a redirect or JSON are never rendered: they get what OWASP asks of an answer that is not a
-  // document (nothing loads in it or frames it, no sniffing, HSTS), not the documents' 1 KB of headers.
+  // What OWASP asks of an answer that is not a document, not the documents' headers (docs/performance.md).
   const answerHeaders = {
     ...capture(contentSecurityPolicy({ useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } })),
     ...capture(xContentTypeOptions()),

@@ -16,11 +16,8 @@ export interface StaticAssetsOptions {
 /** @fastify/send's refusals are http-errors: a status, a reason phrase for message, and the headers it meant to send. */
 type SendError = FastifyError & { headers?: Record<string, string> }
 
-/**
- * The file server's refusals in the catalogue's words. A 416 keeps the `Content-Range: bytes *\/<length>` that
- * @fastify/send put on the error (RFC 9110 §15.5.17): Fastify's default error handler sends an error's headers, ours
- * answers from the catalogue.
- */
+// A 416 keeps the `Content-Range: bytes */<length>` @fastify/send put on the error (RFC 9110 §15.5.17): our error
+// handler answers from the catalogue, not with an error's headers.
 function inCatalogue (error: SendError, reply: FastifyReply): Error {
   if (error.statusCode === 412) return clientError('PRECONDITION_FAILED')
   if (error.statusCode !== 416) return error
@@ -32,7 +29,6 @@ function inCatalogue (error: SendError, reply: FastifyReply): Error {
 }
 
 // Hashed assets never change, so they are cached for a year; the rest (favicon, manifest) briefly.
-// Precompressed .br/.gz files written by the build (build/compress.mjs) are sent when the client accepts them.
 export const staticAssets = fp<StaticAssetsOptions>(async (app, { root, sourceMaps }) => {
   // A scope of its own, so that this error handler sees the file server's errors only; the app's answers them.
   await app.register(async (files) => {
