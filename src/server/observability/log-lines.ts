@@ -2,10 +2,8 @@
 // log shippers that split on Unicode line breaks: one client's text would then split our log line in two.
 const LINE_SEPARATORS = /[\u2028\u2029]/g
 
-/** The JSON line with U+2028 and U+2029 written as escapes: the same JSON, on one line for every reader. */
 export function escapeLineSeparators (line: string): string {
   return line.replace(LINE_SEPARATORS, (separator) => separator === '\u2028' ? '\\u2028' : '\\u2029')
 }
 
-/** pino's hooks for every logger the app makes. */
 export const LOG_HOOKS = { streamWrite: escapeLineSeparators }

@@ -8,8 +8,7 @@ import type { Speculation } from '../http/speculation.js'
 import type { Delivery } from '../rendering/render.js'
 import { READINESS_STATES, type ReadinessState } from '../plugins/app/readiness.js'
 
-// Required, not imported: importing node:http as an ES module makes Node evaluate its lazy exports, which load
-// Node's own undici, about 20 ms of every start (docs/decisions/start-up.md).
+// Required, not imported: an ES import of node:http loads Node's undici at every start (docs/decisions/start-up.md).
 const { METHODS } = createRequire(import.meta.url)('node:http') as typeof import('node:http')
 
 // An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
@@ -18,12 +17,10 @@ const { METHODS } = createRequire(import.meta.url)('node:http') as typeof import
 /** `miss`: rendered, and kept once asked for twice; `bypass`: never cacheable. */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass'
 
-/** What the render of one document came to, reported once its response ends. */
 export interface DocumentOutcome {
   page: string
   cache: CacheOutcome
   renderSeconds: number
-  /** How the document reached its client (src/server/rendering/render.tsx). */
   delivery: Delivery
   /** To the document's head: its headers for a whole document, React's first write for one that waits. */
   headSeconds: number
@@ -51,9 +48,7 @@ function knownMethod (method: string): string {
 export class Metrics {
   readonly registry = new Registry()
 
-  // route: a pattern of the route table (`/`, `/resources/theme-switch`) or NOT_FOUND_ROUTE, never the URL;
-  // method: Node's list of methods, else `other`; status_class: 1xx to 5xx; speculation: none, prefetch or
-  // prerender (requests sent ahead of a click, which may never be shown, and may be refused with a 503).
+  // route: a route pattern or NOT_FOUND_ROUTE, never the URL; method: Node's list of methods, else `other`.
   readonly #requestDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from a request\'s arrival to the end of its response, by route pattern, method, status class and speculation (Sec-Purpose).',
@@ -86,7 +81,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // delivery: whole, held or streamed (src/server/rendering/render.tsx), so streamed documents read apart from whole ones.
   readonly #timeToHead = new Histogram({
     name: 'document_head_seconds',
     help: 'Time from the start of a document\'s render to its head leaving, by how it was delivered (whole, held until ready, or streamed).',
@@ -124,7 +118,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // route: a pattern of the route table; only routes that change state check the site.
   readonly #crossSiteRefusals = new Counter({
     name: 'cross_site_refusals_total',
     help: 'State-changing requests refused because another site sent them, by route pattern.',

@@ -33,7 +33,6 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
     sampler: new AlwaysOnSampler(),
     spanProcessors: [new BatchSpanProcessor(exporter)]
   })
-  // The global tracer, the async-hooks context manager and the W3C traceparent propagator.
   provider.register()
 
   const instrumentation = new FastifyOtelInstrumentation({
@@ -50,8 +49,7 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
 
   const isTrustedProxy = trustedProxyPredicate(trustProxy)
   const plugin = fp(async (app) => {
-    // OpenTelemetry reports a failed export (a collector down or refusing) only to its own diagnostic logger, silent
-    // until set: its warnings and errors go to the app's log, at warn, since serving goes on. At most one a batch.
+    // OpenTelemetry reports a failed export only to its own diagnostic logger, silent until set: to our log, at warn.
     const log = app.log.child({ component: 'opentelemetry' })
     const warn = (message: string, ...details: unknown[]) => log.warn(details.length > 0 ? { details: details.map(String) } : {}, message)
     const ignore = () => {}
