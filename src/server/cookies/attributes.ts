@@ -1,4 +1,3 @@
-/** What every cookie of the app is set and cleared with unless it says otherwise: the one place they are decided. */
 export interface CookieAttributes {
   readonly path: '/'
   readonly httpOnly: boolean

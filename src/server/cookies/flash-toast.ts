@@ -34,11 +34,8 @@ export interface FlashToastInput {
 
 export interface FlashToasts {
   readonly cookieName: string
-  /**
-   * Returns the toast as the next page will show it; throws TypeError for one that would be refused when read back.
-   * Its text often quotes what a visitor typed: control characters (a pasted tab) become spaces and lone surrogates
-   * U+FFFD, rather than costing the toast.
-   */
+  // Throws TypeError for a toast that would be refused when read back; control characters (a pasted tab) and lone
+  // surrogates in what a visitor typed are replaced rather than cost the toast.
   set (reply: FastifyReply, toast: FlashToastInput): Toast
   /** Reads the toast once and clears it; anything tampered, expired or malformed is null. */
   take (request: FastifyRequest, reply: FastifyReply): Toast | null
@@ -47,7 +44,7 @@ export interface FlashToasts {
 }
 
 export interface FlashToastOptions {
-  /** The app's (plugins/external/cookies.ts): `__Host-` needs Secure and Path=/, which they give in production. */
+  /** `__Host-` needs Secure and Path=/, which the app's give in production. */
   attributes: CookieAttributes
   now?: () => number
 }

@@ -10,10 +10,7 @@ export interface ThemeCookie {
   write (reply: FastifyReply, theme: ThemePreference): void
 }
 
-/**
- * The app's cookie attributes (plugins/external/cookies.ts), but not HttpOnly: it holds no secret, and the page reads
- * it when restored from the back/forward cache (ui/theme.tsx).
- */
+// Not HttpOnly: it holds no secret, and the page reads it when restored from the back/forward cache (ui/theme.tsx).
 export function createThemeCookie (appAttributes: CookieAttributes, serialize: FastifyReply['server']['serializeCookie']): ThemeCookie {
   const attributes = { ...appAttributes, httpOnly: false }
   // Three possible headers: serialized once rather than on every switch.
