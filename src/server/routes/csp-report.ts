@@ -8,13 +8,12 @@ import { MinuteBudget, ReportLog, type ReportLogEntry } from '../security/csp-re
 import { CSP_REPORT_PATH, CSP_REPORT_TYPES, readLegacyReport, readReportBatch, type CspViolation } from '../security/csp-report.js'
 
 export interface CspReportOptions {
-  /** Requests a minute from one client address (the proxy's `X-Forwarded-For` when trusted) before 429 (default 30). */
+  /** Requests a minute from one client address (the proxy's `X-Forwarded-For` when trusted) before 429. */
   requestsPerClient?: number
-  /** Reports a minute from everyone together before 429 (default 1000). */
+  /** Reports a minute from everyone together before 429. */
   reportsPerMinute?: number
-  /** Log lines a minute at most, one per distinct kind of report; the rest are counted (default 30). */
+  /** Log lines a minute at most, one per distinct kind of report; the rest are counted. */
   logLinesPerMinute?: number
-  /** Of those, lines a minute one client address can take (default 5). */
   logLinesPerClient?: number
   now?: () => number
 }
@@ -37,10 +36,8 @@ function violationsOf (request: FastifyRequest): CspViolation[] {
   throw clientError('BAD_REQUEST', 'An application/csp-report body must be a JSON object with a "csp-report" object.')
 }
 
-/**
- * Refused before it is read: another media type, or a compressed body, whose expansion would cost what its size hides
- * (a few hundred gzip bytes read as thousands of reports). Browsers send reports uncompressed.
- */
+// A compressed body is refused unread: a few hundred gzip bytes can expand to thousands of reports, and browsers send
+// reports uncompressed.
 function refuseUnexpected (request: FastifyRequest): Error | undefined {
   if (!ACCEPTED.has(mediaTypeOf(request))) return clientError('FST_ERR_CTP_INVALID_MEDIA_TYPE', `CSP reports are accepted as ${TYPES_IN_WORDS}.`)
   const encoding = request.headers['content-encoding']

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { LoadedScreens } from '../screens/load-screens.js'
 
-/** One GET (and HEAD) route per screen with a path; `reply.renderPage` runs its loader. */
 export const pageRoutes = fp<{ screens: LoadedScreens }>(async function pageRoutes (app: FastifyInstance, { screens: { screens, loaders } }) {
   for (const { id, view } of screens) {
     if (!view.path) continue

@@ -26,7 +26,6 @@ function validationMessage (errors: FastifySchemaValidationError[]): string {
   return `The body must be a form or a JSON object with a theme (${THEMES_IN_WORDS}).`
 }
 
-/** POST /resources/theme-switch: a form gets a 303 to a same-site path, a script its JSON; bad input a 4xx. */
 export const themeSwitchRoutes = fp(async function themeSwitchRoutes (app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(THEME_SWITCH_PATH, {
     bodyLimit: THEME_SWITCH_BODY_LIMIT,

@@ -16,7 +16,6 @@ export interface Screen {
   view: ScreenView<any>
 }
 
-/** The registry as the server runs it: every view loaded, and the loaders and form routes of the server modules. */
 export interface LoadedScreens {
   registry: ScreenRegistry
   screens: readonly Screen[]
@@ -59,7 +58,6 @@ export async function loadScreens (registry: ScreenRegistry): Promise<LoadedScre
   }
 }
 
-/** A screen's action as its form route; an action written wrong (an open schema without a reason) names its screen. */
 function actionRoute (id: string, view: ScreenView, action: NonNullable<ServerModule['action']>): FormRoute {
   try {
     return defineFormRoute({ ...action, page: { id, ...(view.path ? { path: view.path } : {}) } })
