@@ -7,7 +7,6 @@ import type { Overlay } from './overlay.js'
 export interface DevScriptInput {
   build: string
   events: string
-  /** Why the document is an error page, when it is one. */
   failure: Overlay | null
 }
 

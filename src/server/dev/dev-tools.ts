@@ -12,13 +12,12 @@ import { BuildErrorSchema, buildFailureOverlay, failureOverlay, type Failure, ty
 // Only `npm run dev` has these: serve.ts imports this module in a development build alone.
 export interface DevTools {
   plugin: FastifyPluginAsync
-  /** The script appended to a document's bootstrap script; `failure` when the document is an error page standing in for it. */
+  /** `failure` when the document is an error page standing in for it. */
   documentScript: (failure: Failure | null) => string
 }
 
 export const DEV_EVENTS_PATH = '/__dev/events'
 
-/** The errors of build/dev.mjs's latest build, none when it succeeded. */
 const BuildStatusSchema = Type.Object({ type: Type.Literal('build-status'), errors: Type.Array(BuildErrorSchema) })
 
 /** `process` when build/dev.mjs started this server, or a stand-in in tests. */

@@ -2,7 +2,6 @@ import { findSourceMap } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { Type, type Static } from 'typebox'
 
-/** Built here, drawn by dev-script.ts. */
 export interface Overlay {
   title: string
   entries: Array<{ label: string, text: string }>
@@ -34,7 +33,6 @@ export interface Failure {
 }
 
 // Node maps an error's stack itself (--enable-source-maps) but not React's component stack, so that is mapped here.
-// Frames inside packages are left out, and the project's directory is cut from paths.
 export function failureOverlay ({ error, componentStack }: Failure, root = process.cwd()): Overlay {
   const local = (text: string) => text.replaceAll(`file://${root}/`, '').replaceAll(`${root}/`, '')
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
