@@ -40,10 +40,7 @@ import { themeSwitchRoutes } from './routes/theme-switch.js'
 import { loadScreens } from './screens/load-screens.js'
 import type { HoneypotOptions } from './security/honeypot.js'
 
-/**
- * Where the production build (build/paths.mjs) writes: two levels up from src/server/. An app built in-process
- * (the tests) serves it unless given `distDir`; a built server is given the folder it was built into (main.ts).
- */
+/** Where build/paths.mjs writes; a built server is given the folder it was built into instead (main.ts). */
 export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 
 export interface AppOptions {
@@ -57,7 +54,7 @@ export interface AppOptions {
   renderCache?: RenderCacheOptions
   timeouts?: Partial<Timeouts>
   cspReports?: CspReportOptions
-  /** Registered before anything else, to see every route: tracing (src/server/observability/tracing.ts) when configured. */
+  /** Registered before anything else, to see every route (tracing, when configured). */
   instrumentation?: FastifyPluginAsync
   routes?: (app: FastifyInstance) => void | Promise<void>
   /** `npm run dev`'s additions (src/server/dev/), passed by main.ts only in a development build. */
@@ -67,11 +64,8 @@ export interface AppOptions {
 /** Ids are drawn per process, not per app: instances built in one process (tests) never share one. */
 const nextRequestId = idSequence()
 
-/**
- * Every route's schema is checked by TypeBox, as its types are: Fastify's default Ajv would coerce
- * `{"theme":["dark"]}` to "dark", and building it at every start loads Ajv (docs/decisions/start-up.md).
- * Fastify calls the factory's compiler as a route's `validatorCompiler`, but types the factory as Ajv's.
- */
+// TypeBox, not Fastify's Ajv, which would coerce `{"theme":["dark"]}` to "dark" and load at every start
+// (docs/decisions/start-up.md). Fastify types this factory as Ajv's.
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
 const typeBoxValidators = (() => TypeBoxValidatorCompiler) as unknown as ValidatorFactory
 

@@ -32,7 +32,7 @@ export const EnvSchema = Type.Object({
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
   // Unset: DRAINING_IDLE_GRACE_MS in production or when SHUTDOWN_DELAY_MS is set, else 0 (loadEnv).
   SHUTDOWN_IDLE_GRACE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000, description: 'milliseconds from 0 to 120000' })),
-  // How long a document may wait on its data before the parts still pending show as failed (src/server/rendering/render.tsx).
+  // How long a document may wait on its data before the parts still pending show as failed.
   STREAM_TIME_LIMIT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'milliseconds from 100 to 120000' }),
   SESSION_SECRET: Type.Optional(SecretList),
   HONEYPOT_SECRET: Type.Optional(SecretList),
@@ -62,11 +62,8 @@ export const EnvSchema = Type.Object({
 })
 
 type RawEnv = Static<typeof EnvSchema>
-/**
- * The idle grace a production instance, or one that delays its shutdown, gets unless told otherwise: longer than the
- * upstream keepalive timeout of the nginx in docs/deploying.md (4 s), so the proxy closes an idle connection before the
- * app does and never sends a request down one being closed (a 502 or 503 in a rolling restart). Development exits at once.
- */
+// Longer than the upstream keepalive timeout of the nginx in docs/deploying.md, so the proxy closes an idle connection
+// first and never sends a request down one being closed (a 502 or 503 in a rolling restart).
 export const DRAINING_IDLE_GRACE_MS = 5000
 
 export type Env = Omit<RawEnv, 'SESSION_SECRET' | 'HONEYPOT_SECRET' | 'TRUST_PROXY' | 'SHUTDOWN_IDLE_GRACE_MS'> & {

@@ -7,7 +7,6 @@ import { varyByAccept, wantsJson } from './http/negotiation.js'
 /** Decorates an app that logs each request in one line, status included, so a client error needs no line of its own. */
 export const ONE_LINE_REQUEST_LOG = 'oneLineRequestLog'
 
-/** Where every error becomes a response; also Fastify's `frameworkErrors`, raised while routing. */
 export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const answer = answerFor(error)
   if (answer.code === 'FST_UNDER_PRESSURE') {

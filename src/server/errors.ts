@@ -68,10 +68,7 @@ export type ErrorCode = keyof typeof ERRORS
 
 const SEND_IT_AGAIN = 'The form could not be verified. Please send it again.'
 
-/**
- * What a form refused by the honeypot says when it is shown again (without JavaScript): the form shown carries a fresh
- * timestamp, so the catalogue's "reload the page" would throw away the answers for nothing.
- */
+// A form shown again carries a fresh timestamp, so "reload the page" would throw away the answers for nothing.
 export const SEND_AGAIN = {
   HONEYPOT_MISSING: SEND_IT_AGAIN,
   HONEYPOT_FILLED: 'The form could not be sent because a field meant to stay empty was filled in. Please send it again.',
@@ -94,7 +91,6 @@ export class ClientError extends Error {
   }
 }
 
-/** Throw it from a route for a client's mistake: `throw clientError('CROSS_SITE', 'Nothing was saved.')`. */
 export function clientError (code: ErrorCode, message?: string): ClientError {
   return new ClientError(code, message)
 }

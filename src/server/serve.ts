@@ -19,7 +19,6 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
   }
 
   const { env, warnings } = loaded
-  // Imported only when configured: see observability/tracing.ts.
   const tracing = env.OTEL_EXPORTER_OTLP_ENDPOINT
     ? await (await import('./observability/tracing.js')).startTracing({ ...env, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT })
     : undefined
@@ -33,7 +32,6 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
     logger: {
       level: env.LOG_LEVEL,
       hooks: LOG_HOOKS,
-      // Readable logs for a developer, formatted by pino-pretty (a devDependency) in pino's worker thread.
       ...(env.LOG_PRETTY === 'true' ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } } : {})
     }
   })
