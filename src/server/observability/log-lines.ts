@@ -1,5 +1,4 @@
-// U+2028 and U+2029 are allowed raw in a JSON string, but they end a line for JavaScript before ES2019 and for
-// log shippers that split on Unicode line breaks: one client's text would then split our log line in two.
+// U+2028 and U+2029 are valid raw in JSON, but end a line for pre-ES2019 JavaScript and some log shippers.
 const LINE_SEPARATORS = /[\u2028\u2029]/g
 
 export function escapeLineSeparators (line: string): string {

@@ -11,10 +11,8 @@ import { READINESS_STATES, type ReadinessState } from '../plugins/app/readiness.
 // Required, not imported: an ES import of node:http loads Node's undici at every start (docs/decisions/start-up.md).
 const { METHODS } = createRequire(import.meta.url)('node:http') as typeof import('node:http')
 
-// An attacker chooses URLs, methods and report bodies, so every label takes its values from a list fixed in code or
-// at start-up, never from the request as given (see docs/decisions/observability.md).
+// An attacker chooses URLs, methods and report bodies: label values come from fixed lists (docs/decisions/observability.md).
 
-/** `miss`: rendered, and kept once asked for twice; `bypass`: never cacheable. */
 export type CacheOutcome = 'hit' | 'miss' | 'bypass'
 
 export interface DocumentOutcome {
@@ -57,7 +55,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // The same labels but status: a request whose client left has no response to class.
   readonly #abandoned = new Counter({
     name: 'http_requests_abandoned_total',
     help: 'Requests whose client closed the connection before their response ended (a closed tab, a cancelled speculation, Chromium repeating a first visit for its client hints), by route pattern, method and speculation. Not in http_request_duration_seconds.',

@@ -54,15 +54,13 @@ export async function startTracing ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTE
     const warn = (message: string, ...details: unknown[]) => log.warn(details.length > 0 ? { details: details.map(String) } : {}, message)
     const ignore = () => {}
     diag.setLogger({ error: warn, warn, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN)
-    // As for request ids (http/request-id.ts): trace context is believed from a trusted proxy only. Added before the
-    // instrumentation's own onRequest hook, which reads these headers.
+    // Trace context only from a trusted proxy (as request ids); before the instrumentation's hook, which reads it.
     app.addHook('onRequest', (request, _reply, done) => {
       const address = request.raw.socket?.remoteAddress
       if (address === undefined || !isTrustedProxy(address)) for (const name of TRACE_HEADERS) delete request.headers[name]
       done()
     })
     await app.register(instrumentation.plugin())
-    // The render of a document, as a child of its request's span, from the times Server-Timing reports.
     app.addHook('onResponse', (request, reply, done) => {
       const timing = documentTiming(reply)
       const { context } = request.opentelemetry()

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Assets } from '../../shared/page-data.js'
 
-/** What the build (build/) writes: the shell's assets, each page's own chunks by page id, and the deferred-data store's. */
 export interface AssetManifest extends Assets {
   pages: Record<string, string[]>
   /** Loaded by a document with deferred parts only. */

@@ -22,7 +22,6 @@ export class FrequencySketch {
     this.#sampleSize = width * SAMPLE_FACTOR
   }
 
-  /** Counts one request for the key whose `hashKey` is `hash`; returns its estimated count, this one included. */
   add (hash: number): number {
     const estimate = this.frequency(hash)
     // Conservative update: only the counters at the minimum grow, which keeps collisions from inflating counts.
@@ -63,7 +62,6 @@ export class Doorkeeper {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('Doorkeeper: capacity must be an integer ≥ 1')
   }
 
-  /** Whether the key hashed to `hash` was let in before; it is remembered from now on. */
   knows (hash: number): boolean {
     if (this.#seen.has(hash)) return true
     if (this.#seen.size >= this.capacity) this.#seen.clear()

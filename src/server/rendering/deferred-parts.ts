@@ -5,8 +5,7 @@ import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, rec
 /** `awaited`: a boundary was waiting for the part, so React renders it again and writes it. */
 type Listener = (key: string, script: string, awaited: boolean) => void
 
-// Each part settles once: with its value, its failure (logged here, once, with the request id) or, past the time
-// limit, as timed out.
+// Each part settles once: its value, its failure (logged here once, with the request id) or timed out.
 export class DeferredParts {
   readonly parts: ReadonlyMap<string, PromiseLike<unknown>>
   readonly #expire: Array<() => void> = []

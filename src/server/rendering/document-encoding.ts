@@ -6,11 +6,9 @@ import { COMPRESSION_LEVELS, PER_RESPONSE_ENCODINGS, type Encoding } from '../pl
 
 export type DocumentEncoding = Encoding | null
 
-// Read as @fastify/compress reads it: `*` and `x-gzip` stand for gzip, and where the client takes two alike, the
-// server's order decides.
+// As @fastify/compress reads it: `*` and `x-gzip` are gzip; between two taken alike, the server's order decides.
 const GZIP_ALIASES = /\*|x-gzip/gu
 
-/** As @fastify/compress chooses for a response compressed for itself alone; null: sent as it is. */
 export function negotiateEncoding (request: FastifyRequest, preferred = PER_RESPONSE_ENCODINGS): DocumentEncoding {
   const accept = request.headers['accept-encoding']
   if (accept === undefined || request.headers['x-no-compression'] !== undefined) return null
@@ -21,7 +19,6 @@ export function encodingFor (accept: string, preferred = PER_RESPONSE_ENCODINGS)
   return negotiate(accept.toLowerCase().replace(GZIP_ALIASES, 'gzip'), preferred)
 }
 
-/** Where a document that waits is written: `input` takes HTML, `body` is what the reply sends. */
 export interface DocumentSink {
   encoding: DocumentEncoding
   input: Writable
@@ -35,8 +32,7 @@ export interface DocumentSink {
 export function documentSink (encoding: DocumentEncoding): DocumentSink {
   if (encoding === null) {
     const through = new PassThrough()
-    // Done on the next tick, as zlib's flush is done later: a pass's writes and the response's end that React asks for
-    // right after it then leave together.
+    // On the next tick, like zlib's flush: a pass's writes and the end React asks for right after it leave together.
     return { encoding, input: through, body: through, flush: (done) => process.nextTick(done) }
   }
   if (encoding === 'br') {

@@ -3,7 +3,6 @@ import type { PageData, PageState } from '../../shared/page-data.js'
 // Page data is hydrated from JSON (types: src/shared/survives-json.ts). JSON's own failures (a BigInt, a cycle) are
 // named for the screen at no cost; what it changes silently (a Date, a Map) takes a walk, paid outside production only.
 
-/** A page whose data cannot be sent as it is: the app's bug, a 500 with this in the log. */
 export class PageDataError extends Error {
   constructor (screen: string, problem: string, options?: ErrorOptions) {
     super(`the screen "${screen}" cannot be sent to the browser: its loader's data must survive JSON, which carries it there to hydrate from (docs/building-a-screen.md), but ${problem}`, options)
@@ -27,7 +26,6 @@ export function checkPageData ({ id, data }: PageState): void {
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
 
-/** What JSON would do to the first value it does not carry faithfully, with where it is; null when it carries all. */
 function jsonLoss (value: unknown, path: string, ancestors: Set<object>): string | null {
   switch (typeof value) {
     case 'string': case 'boolean': case 'undefined': return null

@@ -2,8 +2,7 @@ import type { PageData } from '../../shared/page-data.js'
 import { Doorkeeper, FrequencySketch, hashKey } from './cache-admission.js'
 import { serializePage } from './page-data-json.js'
 
-// Keyed by the page data, since a component is a pure function of it; the per-response nonce and honeypot token are
-// cut out as slots. Only a document asked for twice is kept, so one-off pages never push out the popular ones.
+// Keyed by the page data, of which a component is a pure function; the nonce and honeypot token are cut out as slots.
 
 export interface Fillings {
   nonce: string
@@ -50,8 +49,7 @@ export function toTemplate (html: string, fillings: Fillings): Template {
   return { parts, slots, chars }
 }
 
-// Bytes, not a string: a string joined from parts is copied whole to be measured for Content-Length, then again to
-// be encoded for the socket (docs/performance.md).
+// Bytes: a joined string is copied once for Content-Length and again for the socket (docs/performance.md).
 export function fillTemplate ({ parts, slots }: Template, fillings: Fillings): Buffer {
   const pieces: Buffer[] = [parts[0]!]
   for (let index = 0; index < slots.length; index++) pieces.push(Buffer.from(fillings[slots[index]!]), parts[index + 1]!)
@@ -68,7 +66,6 @@ export function renderCacheKey (data: PageData, honeypotToken: string, cacheable
 
 const keyJson = (data: PageData) => JSON.stringify([data.requestInfo, data.page])
 
-/** The HTML of a document on its way to the client, kept once it is whole, unless spoiled on the way. */
 export interface Capture {
   whole (html: Buffer): void
   piece (html: Uint8Array | string): void
@@ -82,7 +79,6 @@ export interface RenderCacheOptions {
   maxChars?: number
   /** Larger data is rendered every time: it is unlikely to repeat. */
   maxKeyChars?: number
-  /** About how many distinct keys the admission sketch counts apart, and its doorkeeper remembers (cache-admission.ts). */
   admissionMemory?: number
 }
 

@@ -19,10 +19,8 @@ export type Delivery = 'whole' | 'held' | 'streamed'
 export interface RenderOptions {
   status: number
   delivery: Delivery
-  /** Past it, pending parts show as failed and React leaves the rest to the browser. */
   timeLimitMs: number
   nonce: string
-  /** The development server's script, run after the page data is set. */
   script: string
   capture: Capture
   deferred: DeferredParts | null
@@ -92,8 +90,7 @@ class WholeDocument {
 
 const HEAD_END = '</head>'
 
-// A held document's first bytes, up to the first pending part: the streaming renderer writes the same markup before
-// it. Null sends the page whole.
+// Up to the first pending part, as the streaming renderer writes it; null sends the page whole.
 export function renderHeldStart (element: ReactNode): string | null {
   let html: string
   try {
@@ -135,10 +132,8 @@ function connectionHold (reply: FastifyReply): ConnectionHold {
   }
 }
 
-/**
- * Given a held document's sent start, drops React's copy of it (its head may differ); a body start that differs is
- * reported and React's whole body follows. Each socket write wakes both ends, so each of React's passes leaves in one.
- */
+// Drops React's copy of a held document's sent start (its head may differ; a body that differs is reported and sent
+// whole). Each socket write wakes both ends, so each of React's passes leaves in one.
 class DocumentWriter {
   #started = false
   #ended = false
@@ -148,7 +143,6 @@ class DocumentWriter {
   #betweenPasses = true
   #passHeld = false
   readonly #queued: string[] = []
-  /** What React has written of the bytes already sent, while those stand in for it. */
   #replaced: Buffer | null = null
   readonly #sentBody: Buffer = Buffer.alloc(0)
   constructor (
@@ -213,8 +207,7 @@ class DocumentWriter {
     this.sink.flush(this.connection.release)
   }
 
-  // Between React's passes, never inside one (its writes split tags); a part a boundary waited for goes with the next
-  // pass, which reveals it.
+  // Between React's passes, never inside one (its writes split tags); an awaited part goes with the pass revealing it.
   script (html: string, withNextPass: boolean): void {
     if (this.#ended) return
     if (!this.#started || (withNextPass && !this.#ending)) {
@@ -225,7 +218,6 @@ class DocumentWriter {
     if (this.#ending && this.pendingParts() === 0) this.#end()
   }
 
-  /** Once React has written the shell: scripts of parts settled by then follow it. */
   start (): void {
     this.#started = true
     this.#send(this.#queued.splice(0))
@@ -254,8 +246,8 @@ class DocumentWriter {
   }
 }
 
-// Through reply.send() so Fastify's hooks still apply (fastify#2372). A document that waits on nothing is sent
-// whole, since a stream costs more than the render.
+// Through reply.send() so Fastify's hooks still apply (fastify#2372); one that waits on nothing is sent whole, as a
+// stream costs more than its render.
 export function sendDocument (request: FastifyRequest, reply: FastifyReply, element: ReactNode, data: PageData, options: RenderOptions): void {
   const { capture, deferred } = options
   if (deferred === null) {
@@ -276,7 +268,6 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   let componentStack: string | undefined
   let timer: NodeJS.Timeout | undefined
   let writer: DocumentWriter | null = null
-  /** A held document's sink and sent start, until React writes the rest into it. */
   let held: { sink: DocumentSink, start: string | null } | null = null
   /** Scripts of parts that settled before any writer: a bot's whole document ends with them. */
   const early: string[] = []

@@ -10,7 +10,6 @@ import type { Template } from './render-cache.js'
 export interface SealedDocument {
   readonly honeypotToken: string
   readonly identity: Buffer
-  /** CSP sources (`sha256-…`), one per distinct inline script. */
   readonly scriptHashes: readonly string[]
   readonly encoded: Partial<Record<Encoding, Buffer>>
 }
@@ -48,7 +47,6 @@ export function inlineScriptHashes (html: string): string[] {
   return [...hashes]
 }
 
-/** The document in `encoding`, at the levels @fastify/compress uses for everything else. */
 export function sealedBody (document: SealedDocument, encoding: DocumentEncoding): Buffer {
   if (encoding === null) return document.identity
   return document.encoded[encoding] ??= encoding === 'br'
