@@ -19,7 +19,6 @@ import { FormSchema } from './form-schema.js'
 const SPECULATIONS_STALE = '"prefetchCache", "prerenderCache"'
 
 export interface FormContext<Values> {
-  /** Form text is read as numbers, booleans and lists where the schema says so. */
   values: Values
   request: FastifyRequest
   reply: FastifyReply
@@ -152,8 +151,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
 
       const toast = outcome?.toast ? setToast(request, reply, outcome.toast) : undefined
       const redirectTo = safeRedirect(outcome?.redirectTo ?? pageAddress(request))
-      // What the action changed makes any page fetched or prerendered ahead stale, and one made before the toast
-      // was set would be shown without it: Chromium drops them (docs/navigation.md).
+      // Pages fetched or prerendered ahead are stale now, and would lack the toast: Chromium drops them (docs/navigation.md).
       reply.header('Clear-Site-Data', SPECULATIONS_STALE)
       if (!wantsJson(request)) return reply.redirect(redirectTo, 303)
       const answer: FormSuccessBody = { ok: true, redirectTo, ...(toast ? { toast } : {}) }

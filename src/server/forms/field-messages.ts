@@ -1,7 +1,6 @@
 // The field schema's `errorMessage` (one text, or one per keyword), else its `description`, else a plain
 // instruction: a visitor never reads a validator's wording or a JSON path.
 
-/** A failed rule, as TypeBox reports it: the keyword and its parameters. */
 export interface Issue {
   keyword: string
   params?: object

@@ -79,15 +79,13 @@ export class FormSchema<S extends TObject> {
       const message = this.#fieldError(field, candidate)
       if (message !== undefined) errors[field.name] = message
     }
-    // Read off the answers, not TypeBox's errors, which stop after a few; named beside wrong fields too, so a
-    // `<Field>` the schema forgot shows in the log on the first refusal.
+    // Read off the answers, not TypeBox's errors (which stop after a few): a forgotten `<Field>` logs on the first refusal.
     const unexpected = this.#closed ? Object.keys(candidate).filter((name) => !this.#fields.has(name)) : []
     const named = unexpected.length > 0 ? { unexpected } : {}
     if (Object.keys(errors).length > 0) return { ok: false, errors, ...named }
     return { ok: false, errors, message: unexpected.length > 0 ? UNEXPECTED_FIELDS : ANSWERS_DO_NOT_FIT, ...named }
   }
 
-  /** The answers as text, to fill the form again; sensitive fields left out. */
   keep (body: Record<string, unknown>): FormValues {
     const values: FormValues = {}
     for (const name of this.#fields.keys()) {

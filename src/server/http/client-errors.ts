@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import type { Socket } from 'node:net'
 import { ERRORS, statusWords, type ErrorCode } from '../errors.js'
 
-/** Node's parser's error codes, and the catalogue's answer to each; any other refusal is a malformed request. */
 const BY_PARSER_CODE: Readonly<Record<string, ErrorCode>> = {
   HPE_HEADER_OVERFLOW: 'HEAD_TOO_LARGE',
   ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT'

@@ -5,10 +5,8 @@ export interface RequestOrigin {
   host: string
 }
 
-/**
- * By `Sec-Fetch-Site` and `Origin` (https://web.dev/articles/fetch-metadata); neither (curl) is allowed. `Origin` must
- * be this very scheme and host: a sibling subdomain or the http page of an https site is another site.
- */
+// By `Sec-Fetch-Site` and `Origin` (https://web.dev/articles/fetch-metadata); neither (curl) is allowed. `Origin` must
+// be this very scheme and host: a sibling subdomain or the http page of an https site is another site.
 export function isCrossSiteRequest (headers: { origin?: string | string[], 'sec-fetch-site'?: string | string[] }, target: RequestOrigin): boolean {
   const site = headers['sec-fetch-site']
   if (site !== undefined && (typeof site !== 'string' || site.toLowerCase() === 'cross-site')) return true

@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto'
 import proxyAddr from 'proxy-addr'
 import type { TrustProxy } from './trust-proxy.js'
 
-// An incoming id is taken only from a trusted proxy: from anyone else it would let a client write what it likes into
-// our logs, or pass its requests off as another's.
+// An incoming id only from a trusted proxy: anyone else could write into our logs or pass as another's requests.
 
 export type IsTrustedProxy = (address: string) => boolean
 
@@ -24,7 +23,6 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 const ZERO_TRACE = '0'.repeat(32)
 const ZERO_PARENT = '0'.repeat(16)
 
-/** Anything malformed is ignored, never an error. */
 export function traceIdOf (traceparent: unknown): string | undefined {
   if (typeof traceparent !== 'string') return undefined
   const match = TRACEPARENT.exec(traceparent)

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify'
 
-/** Why a request was sent: `none` for a visitor's own, else the speculation that fetched it ahead of a click. */
 export type Speculation = 'none' | 'prefetch' | 'prerender'
 
 // `Sec-Purpose` marks prefetches and prerenders, which carry cookies but may never be shown

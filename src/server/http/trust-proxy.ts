@@ -6,7 +6,6 @@ export type TrustProxy = boolean | number | readonly string[]
 export const TRUST_PROXY_ACCEPTS = '"false", "true", a number of proxy hops from 1 to 10, or a comma-separated list of proxy IP addresses and CIDR ranges'
 
 const MAX_HOPS = 10
-/** Ranges proxy-addr (Fastify's resolver) knows by name. */
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
 export function parseTrustProxy (value: string): TrustProxy | undefined {

@@ -10,7 +10,6 @@ import { CSP_REPORT_PATH, CSP_REPORT_TYPES, readLegacyReport, readReportBatch, t
 export interface CspReportOptions {
   /** Requests a minute from one client address (the proxy's `X-Forwarded-For` when trusted) before 429. */
   requestsPerClient?: number
-  /** Reports a minute from everyone together before 429. */
   reportsPerMinute?: number
   /** Log lines a minute at most, one per distinct kind of report; the rest are counted. */
   logLinesPerMinute?: number
@@ -54,8 +53,7 @@ export const cspReportRoutes = fp<CspReportOptions>(async function cspReportRout
   const { requestsPerClient = 30, reportsPerMinute = 1000, logLinesPerMinute = 30, logLinesPerClient = 5, now } = options
   const overall = new MinuteBudget(reportsPerMinute, now)
   const log = new ReportLog({ linesPerMinute: logLinesPerMinute, linesPerClient: logLinesPerClient }, now)
-  // One limit a registration: the per-client one is the library's (an LRU of addresses, Retry-After); the overall one
-  // counts reports, not requests, and lives in security/csp-report-log.ts.
+  // The per-client limit is the library's; the overall one counts reports, not requests (security/csp-report-log.ts).
   await app.register(rateLimit, {
     global: false,
     max: requestsPerClient,

@@ -23,7 +23,6 @@ export class MinuteBudget {
     return true
   }
 
-  /** Whole seconds until the window opens again, for `Retry-After`. */
   secondsLeft (): number {
     return Math.max(1, Math.ceil((this.#windowStart + MINUTE - this.#now()) / 1000))
   }
@@ -54,7 +53,6 @@ function kindOf (violation: CspViolation): string {
   return JSON.stringify([violation.directive, violation.blocked, violation.document, violation.disposition])
 }
 
-/** Repeats and reports over budget are counted, not logged; memory is bounded by `linesPerMinute`. */
 export class ReportLog {
   readonly #limits: ReportLogLimits
   readonly #now: () => number

@@ -32,7 +32,6 @@ const UNREADABLE = '(unreadable)'
 export interface CspViolation {
   document: string
   directive: CspDirective
-  /** The origin of what was blocked, a keyword (`inline`, `eval`), a scheme (`data:`), or empty. */
   blocked: string
   sample: string
   disposition: 'enforce' | 'report'
