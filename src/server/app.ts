@@ -46,7 +46,6 @@ export const DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.url))
 export interface AppOptions {
   env: Env
   logger?: FastifyServerOptions['logger']
-  /** Tests add screens to the app's (src/screens/index.ts), and pass the options below. */
   screens?: ScreenRegistry
   distDir?: string
   loadShedding?: LoadSheddingOptions
@@ -57,15 +56,13 @@ export interface AppOptions {
   /** Registered before anything else, to see every route (tracing, when configured). */
   instrumentation?: FastifyPluginAsync
   routes?: (app: FastifyInstance) => void | Promise<void>
-  /** `npm run dev`'s additions (src/server/dev/), passed by main.ts only in a development build. */
   devTools?: DevTools
 }
 
 /** Ids are drawn per process, not per app: instances built in one process (tests) never share one. */
 const nextRequestId = idSequence()
 
-// TypeBox, not Fastify's Ajv, which would coerce `{"theme":["dark"]}` to "dark" and load at every start
-// (docs/decisions/start-up.md). Fastify types this factory as Ajv's.
+// TypeBox, not Ajv, which coerces `{"theme":["dark"]}` to "dark" and loads at every start (docs/decisions/start-up.md).
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
 const typeBoxValidators = (() => TypeBoxValidatorCompiler) as unknown as ValidatorFactory
 

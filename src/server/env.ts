@@ -30,7 +30,6 @@ export const EnvSchema = Type.Object({
   ALLOW_INDEXING: Bool('true'),
   LOAD_SHEDDING_DELAY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: 'milliseconds from 0 (off) to 60000' }),
   SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0, description: 'milliseconds from 0 to 120000' }),
-  // Unset: DRAINING_IDLE_GRACE_MS in production or when SHUTDOWN_DELAY_MS is set, else 0 (loadEnv).
   SHUTDOWN_IDLE_GRACE_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000, description: 'milliseconds from 0 to 120000' })),
   // How long a document may wait on its data before the parts still pending show as failed.
   STREAM_TIME_LIMIT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'milliseconds from 100 to 120000' }),
@@ -46,10 +45,8 @@ export const EnvSchema = Type.Object({
   })),
   OPENREPLAY_INSECURE: Bool('false'),
   SERVE_SOURCE_MAPS: Bool('false'),
-  // Unset: on outside production. A document's render time and cache outcome tell a client whether someone else
-  // recently asked for the same page; metrics and traces keep them either way.
+  // Unset: on outside production. Render time and cache outcome tell a client whether someone else asked for the page.
   SERVER_TIMING: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: '"true" or "false"' })),
-  // Unset: no metrics are collected at all.
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'a port number from 0 to 65535, other than PORT' })),
   METRICS_HOST: Host(),
   // Unset: tracing is off and OpenTelemetry is never loaded.
@@ -62,8 +59,7 @@ export const EnvSchema = Type.Object({
 })
 
 type RawEnv = Static<typeof EnvSchema>
-// Longer than the upstream keepalive timeout of the nginx in docs/deploying.md, so the proxy closes an idle connection
-// first and never sends a request down one being closed (a 502 or 503 in a rolling restart).
+// Longer than the nginx upstream keepalive timeout (docs/deploying.md): the proxy closes an idle connection first.
 export const DRAINING_IDLE_GRACE_MS = 5000
 
 export type Env = Omit<RawEnv, 'SESSION_SECRET' | 'HONEYPOT_SECRET' | 'TRUST_PROXY' | 'SHUTDOWN_IDLE_GRACE_MS'> & {

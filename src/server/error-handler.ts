@@ -32,7 +32,6 @@ function logAnswer (error: FastifyError, request: FastifyRequest, answer: Answer
   else if (!request.server.hasDecorator(ONE_LINE_REQUEST_LOG)) request.log.info({ code: answer.code, statusCode: answer.status }, answer.message)
 }
 
-/** `cause`: the error a 5xx page stands in for, whose details only the development server shows. */
 export function sendError (request: FastifyRequest, reply: FastifyReply, answer: Answer, cause?: unknown): void {
   varyByAccept(reply)
   if (wantsJson(request)) reply.status(answer.status).send(errorBody(answer))

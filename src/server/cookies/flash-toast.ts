@@ -6,7 +6,6 @@ import type { Toast, ToastType } from '../../shared/page-data.js'
 import { ToastSchema } from '../../shared/toast-schema.js'
 import type { CookieAttributes } from './attributes.js'
 
-/** The flash toast's cookie: set by an action, shown once by the next page; `__Host-` in production. */
 export const FLASH_TOAST_COOKIE = 'en_toast'
 /** Seconds: enough for a redirect on a slow connection. */
 const MAX_AGE = 60
@@ -34,8 +33,7 @@ export interface FlashToastInput {
 
 export interface FlashToasts {
   readonly cookieName: string
-  // Throws TypeError for a toast that would be refused when read back; control characters (a pasted tab) and lone
-  // surrogates in what a visitor typed are replaced rather than cost the toast.
+  // Throws TypeError for a toast refused when read back; control characters and lone surrogates are replaced instead.
   set (reply: FastifyReply, toast: FlashToastInput): Toast
   /** Reads the toast once and clears it; anything tampered, expired or malformed is null. */
   take (request: FastifyRequest, reply: FastifyReply): Toast | null

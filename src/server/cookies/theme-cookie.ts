@@ -13,7 +13,6 @@ export interface ThemeCookie {
 // Not HttpOnly: it holds no secret, and the page reads it when restored from the back/forward cache (ui/theme.tsx).
 export function createThemeCookie (appAttributes: CookieAttributes, serialize: FastifyReply['server']['serializeCookie']): ThemeCookie {
   const attributes = { ...appAttributes, httpOnly: false }
-  // Three possible headers: serialized once rather than on every switch.
   const headers = new Map<ThemePreference, string>()
   const header = (theme: ThemePreference) => theme === 'system'
     // Cleared with the same Path (and attributes) it was set with, or the browser keeps the original.

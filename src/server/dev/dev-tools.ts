@@ -8,11 +8,9 @@ import { ONE_LINE_REQUEST_LOG } from '../error-handler.js'
 import { devScript } from './dev-script.js'
 import { BuildErrorSchema, buildFailureOverlay, failureOverlay, type Failure, type Overlay } from './overlay.js'
 
-// The event stream that reloads pages and shows build errors, its script, error details and a request log line.
-// Only `npm run dev` has these: serve.ts imports this module in a development build alone.
+// `npm run dev`'s additions: serve.ts imports this module in a development build alone.
 export interface DevTools {
   plugin: FastifyPluginAsync
-  /** `failure` when the document is an error page standing in for it. */
   documentScript: (failure: Failure | null) => string
 }
 

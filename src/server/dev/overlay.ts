@@ -7,7 +7,6 @@ export interface Overlay {
   entries: Array<{ label: string, text: string }>
 }
 
-/** One esbuild error, as build/dev.mjs reports it to the development server. */
 export const BuildErrorSchema = Type.Object({
   file: Type.Union([Type.String(), Type.Null()]),
   line: Type.Union([Type.Integer(), Type.Null()]),

@@ -54,7 +54,6 @@ export interface DocumentTimingOptions {
   header: boolean
 }
 
-/** Redirects, JSON and the probes never call timeDocument, so they get no Server-Timing header. */
 export const documentTimingPlugin = fp<DocumentTimingOptions>(async (app, { header }) => {
   app.decorateReply(TIMING, null)
   app.decorateReply('timeDocument', function (this: FastifyReply, page: string, cache: CacheOutcome) {

@@ -7,7 +7,6 @@ declare module 'fastify' {
   }
 }
 
-/** `now` for tests that move the clock. */
 export const flashToasts = fp<{ now?: () => number }>(async (app, { now }) => {
   app.decorate('flashToasts', createFlashToasts({ attributes: app.cookieAttributes, ...(now ? { now } : {}) }))
 }, { name: 'flash-toasts', fastify: '5.x', dependencies: ['cookies'] })

@@ -3,7 +3,6 @@ import { Honeypot, type HoneypotOptions } from '../../security/honeypot.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Spam protection for forms: the fields <HoneypotInputs> renders, checked by assertHuman. */
     honeypot: Honeypot
   }
 }

@@ -18,8 +18,7 @@ export interface RenderPageOptions {
 
 declare module 'fastify' {
   interface FastifyReply {
-    // A loader that throws is answered by the error handler; one that sends the reply itself (a redirect) has the
-    // last word.
+    // A loader that throws is answered by the error handler; one that sends the reply (a redirect) has the last word.
     renderPage (id: string, options?: RenderPageOptions): Promise<void>
   }
 }

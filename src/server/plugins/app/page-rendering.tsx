@@ -45,7 +45,6 @@ const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta ch
 export interface PageRenderingOptions {
   env: Env
   assets: AssetManifest
-  /** Loaded before the app is built (screens/load-screens.ts): a render never waits for a chunk. */
   screens: LoadedScreens
   cache?: RenderCacheOptions
   devTools?: DevTools | undefined
@@ -83,7 +82,6 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     }
   }
 
-  // Per kept document, resealed when the honeypot token moves on; dropped with the document.
   const sealed = new WeakMap<Template, SealedDocument>()
   function sealedFor (template: Template, honeypotToken: string): SealedDocument {
     let document = sealed.get(template)

@@ -3,14 +3,13 @@ import type { onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { constants } from 'node:zlib'
 
-/** Shared with the documents that compress themselves (src/server/rendering/document-encoding.ts). */
 export const COMPRESSION_LEVELS = { brotliQuality: 4, gzipLevel: 6 }
 
 export type Encoding = 'br' | 'gzip'
 
-/** Gzip first for a response compressed for itself alone: cheaper, for a few bytes more (docs/decisions/compression-by-reuse.md). */
+// Gzip, cheaper, for a response compressed for itself alone; brotli, smaller, for one compressed once for many
+// (docs/decisions/compression-by-reuse.md).
 export const PER_RESPONSE_ENCODINGS: Encoding[] = ['gzip', 'br']
-/** Compressed once for many responses (a kept document): brotli, the smaller, first. */
 export const REUSED_ENCODINGS: Encoding[] = ['br', 'gzip']
 
 // Codings are case-insensitive and x-gzip is gzip (RFC 9110 §8.4.1); @fastify/compress 9.2 matches them exactly

@@ -4,7 +4,6 @@ import { cookieAttributes, type CookieAttributes } from '../../cookies/attribute
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What every cookie of the app is set and cleared with unless it says otherwise. */
     cookieAttributes: CookieAttributes
   }
 }
@@ -15,8 +14,7 @@ export interface CookiesOptions {
   secure: boolean
 }
 
-// The attributes are @fastify/cookie's `parseOptions`, which it applies to every setCookie and clearCookie, so a
-// cookie cleared with the attributes it was set with (else the browser keeps it) needs nothing of its own.
+// As `parseOptions` they apply to clearCookie too: a cookie cleared with other attributes than it was set with stays.
 export const cookies = fp<CookiesOptions>(async (app, { secret, secure }) => {
   const attributes = cookieAttributes({ secure })
   await app.register(cookie, { secret: [...secret], parseOptions: { ...attributes } })

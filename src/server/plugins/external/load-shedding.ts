@@ -8,7 +8,6 @@ declare module 'fastify' {
   }
 }
 
-/** A route's `config` that is served however far behind the event loop is. */
 export const NEVER_SHED = { pressureHandler: () => undefined }
 
 /** under-pressure's default, a second, lets a stall go unseen that long: this sheds before probes time out. */

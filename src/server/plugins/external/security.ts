@@ -19,7 +19,6 @@ declare module 'fastify' {
   interface FastifyReply {
     /** This response's CSP nonce, drawn on first read: a response that never reads it gets a policy without one. */
     readonly cspNonce: { script: string }
-    /** Allows this response's inline scripts by their hashes (`sha256-…`) instead of a nonce: a kept document's. */
     allowScriptsByHash (hashes: readonly string[]): FastifyReply
   }
 }
@@ -33,7 +32,6 @@ const X_FRAME_OPTIONS = { action: 'deny' } as const
 
 export const TRUSTED_TYPES_REPORT_ONLY = `require-trusted-types-for 'script'; report-to ${CSP_REPORT_GROUP}; report-uri ${CSP_REPORT_PATH}`
 
-/** Where @openreplay/tracker sends recordings without a self-hosted ingest point. */
 export const DEFAULT_INGEST_ORIGIN = 'https://api.openreplay.com'
 
 export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string {
@@ -109,7 +107,6 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
       return reply[NONCE]
     }
   })
-  // Built once per list: a kept document hands the same one to each of its hits.
   const hashedPolicies = new WeakMap<readonly string[], string>()
   app.decorateReply('allowScriptsByHash', function (this: FastifyReply, hashes: readonly string[]) {
     let policy = hashedPolicies.get(hashes)

@@ -13,7 +13,6 @@ export interface StaticAssetsOptions {
   sourceMaps: boolean
 }
 
-/** @fastify/send's refusals are http-errors: a status, a reason phrase for message, and the headers it meant to send. */
 type SendError = FastifyError & { headers?: Record<string, string> }
 
 // A 416 keeps the `Content-Range: bytes */<length>` @fastify/send put on the error (RFC 9110 §15.5.17): our error
