@@ -11,8 +11,10 @@ export interface LoaderContext {
   signal: AbortSignal
 }
 
-// What it returns must survive JSON (it hydrates the browser), except top-level promises: those parts are streamed
-// as they settle (docs/streaming.md).
+/**
+ * Runs once per visit. What it returns must survive JSON (it hydrates the browser), except top-level promises: those
+ * parts are streamed as they settle (docs/streaming.md).
+ */
 export type PageLoader<Data = unknown> = (context: LoaderContext) => LoaderResult<Data> | Promise<LoaderResult<Data>>
 
 /** A reply (`return reply.redirect('/sign-in', 303)`) is awaited until its answer is sent; no page is rendered. */
