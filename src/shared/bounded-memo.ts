@@ -1,6 +1,4 @@
-// For pure work repeated across requests (user agents, themes, time zones): bounded, oldest first out, so a
-// flood of new keys can only push old answers out, never grow the memory. A key longer than `maxKeyChars` is
-// computed each time and never kept: no client can fill the memo with large keys.
+// Oldest out first, and keys over `maxKeyChars` never kept: no flood of new or large keys can grow the memory.
 export function boundedMemo<Value> (limit: number, compute: (key: string) => Value, maxKeyChars = Infinity): (key: string) => Value {
   const answers = new Map<string, Value>()
   return (key) => {

@@ -2,13 +2,10 @@ import { clientHint as colorSchemeHint } from '@epic-web/client-hints/color-sche
 import { clientHint as timeZoneHint } from '@epic-web/client-hints/time-zone'
 import type { Theme } from './theme.js'
 
-/** The browser's hints: cookie names and fallbacks are @epic-web/client-hints' own. */
-
 export const COLOR_SCHEME_COOKIE = colorSchemeHint.cookieName
 export const TIME_ZONE_COOKIE = timeZoneHint.cookieName
 export const FALLBACK_TIME_ZONE: string = timeZoneHint.fallback
 export const HINT_COOKIE_MAX_AGE = 31_536_000
-/** The attribute of what was rendered in the hinted time zone: a document holding one depends on the zone. */
 export const TIME_ZONE_MARKER = 'data-time-zone'
 
 /** Chromium sends it from the second request on, once a response asked with Accept-CH; other browsers never do. */
@@ -43,13 +40,11 @@ const TIME_ZONE_CHARACTERS = /^[A-Za-z0-9_+\-/]+$/
 const knownTimeZones = new Set<string>()
 export const MAX_KNOWN_TIME_ZONES = 1000
 
-/** How many zones are remembered, for the test that holds the cap. */
 export function rememberedTimeZones (): number {
   return knownTimeZones.size
 }
 
-/** Null for a zone Intl does not know (Chrome can report `Etc/Unknown`); Intl.supportedValuesOf would miss `UTC` and
- * aliases browsers send. Accepted zones are remembered: a DateTimeFormat costs more than much of a page. */
+/** Intl.supportedValuesOf would miss `UTC` and aliases browsers send; memoized: docs/performance.md. */
 export function validTimeZone (value: unknown): string | null {
   if (typeof value !== 'string' || value.length > MAX_TIME_ZONE_LENGTH || !TIME_ZONE_CHARACTERS.test(value)) return null
   if (knownTimeZones.has(value)) return value

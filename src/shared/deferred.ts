@@ -1,13 +1,9 @@
 import { serializeForScript } from './serialize.js'
 
-// Deferred loader data: the contract both sides keep (docs/streaming.md). A loader returns promises beside its
-// awaited data, at the top level of the object; the page data carries the awaited part and the keys of the deferred
-// ones, and each deferred value follows in the same response, in its own inline script, as it settles.
+// Deferred loader data, the contract both sides keep: docs/streaming.md.
 
-/** How a deferred part settled, as the browser is told: a failure carries only words meant for the visitor. */
 export type DeferredOutcome<Value = unknown> = { ok: true, value: Value } | { ok: false, message: string }
 
-/** Thrown (or rejected with) by a loader's deferred work: its message is shown to the visitor as it is. */
 export class DeferredError extends Error {
   constructor (message: string, options?: ErrorOptions) {
     super(message, options)
@@ -27,9 +23,7 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 
 export interface SplitData {
-  /** What survives JSON: rendered into the page data. */
   awaited: unknown
-  /** Empty when nothing was deferred: the page is rendered whole. */
   deferred: Map<string, PromiseLike<unknown>>
 }
 
@@ -45,20 +39,15 @@ export function splitDeferred (data: unknown): SplitData {
   return { awaited: deferred.size === 0 ? data : awaited, deferred }
 }
 
-/** The global the inline scripts push onto; an array until the browser's store takes it over (src/client/deferred-store.ts). */
 export const DEFERRED_GLOBAL = '__DEFERRED__'
 
 export type DeferredEntry = [key: string, outcome: DeferredOutcome]
 
-/** The body of the inline script that hands one settled part to the browser, escaped like the page data. */
 export function deferredScript (key: string, outcome: DeferredOutcome): string {
   return `(self.${DEFERRED_GLOBAL}=self.${DEFERRED_GLOBAL}||[]).push(${serializeForScript([key, outcome])})`
 }
 
-/**
- * A promise as React's use() reads it: once its status is set, rendering does not wait. React marks one it finds
- * unsettled `pending` and waits for it.
- */
+/** As React's use() reads it: once `status` is set, rendering does not wait. */
 export type Tracked<Value> = Promise<Value> & { status?: 'pending' | 'fulfilled' | 'rejected', value?: Value, reason?: unknown }
 
 const OUTCOMES = new WeakMap<PromiseLike<unknown>, Promise<DeferredOutcome>>()
@@ -68,7 +57,6 @@ export function recordOutcome (part: PromiseLike<unknown>, outcome: Promise<Defe
   OUTCOMES.set(part, outcome)
 }
 
-/** The outcome of a part: the one recorded for it, else derived once (a promise the page made itself). */
 export function outcomeOf<Value> (part: PromiseLike<Value>): Promise<DeferredOutcome<Value>> {
   let outcome = OUTCOMES.get(part)
   if (!outcome) {

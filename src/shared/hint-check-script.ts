@@ -4,8 +4,7 @@ import type { RequestInfo } from './page-data.js'
 import { serializeForScript } from './serialize.js'
 import { THEME_COOKIE_NAME, type ThemePreference } from './theme.js'
 
-// Replaces @epic-web/client-hints' check script, which reloads every first visit and injects a <style> our CSP
-// refuses; when it paints and reloads: docs/decisions/theme-and-client-hints.md.
+// Replaces @epic-web/client-hints' script: docs/decisions/theme-and-client-hints.md.
 
 export interface HintCheckInput {
   preference: ThemePreference
@@ -58,7 +57,6 @@ export function hintCheckScriptFor (requestInfo: RequestInfo): string {
   return hintCheckScript({ preference: requestInfo.userPrefs.theme, timeZone: requestInfo.hints.timeZone, reload: !requestInfo.isBot })
 }
 
-/** The script's source, with what the server rendered with inlined safely; built once per distinct input. */
 export function hintCheckScript (input: HintCheckInput): string {
   return scriptFor(JSON.stringify([input.preference, input.reload, input.timeZone]))
 }

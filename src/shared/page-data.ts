@@ -4,9 +4,7 @@ import type { ThemePreference } from './theme.js'
 import type { ToastSchema } from './toast-schema.js'
 import type { Static } from 'typebox'
 
-/** The server → browser contract: one object, rendered into the HTML and hydrated from. */
-
-/** The only configuration the browser ever sees (see server/env.ts publicEnv). */
+/** The only configuration the browser ever sees (server/env.ts publicEnv). */
 export interface PublicEnv {
   MODE: 'production' | 'development' | 'test'
   ALLOW_INDEXING: boolean
@@ -22,7 +20,7 @@ export interface RequestInfo {
   /** Bots get no client-hint reload: they index the first response. */
   isBot: boolean
   path: string
-  /** Where a form on the page sends the visitor back to: the path, reduced by safeRedirect. */
+  /** Reduced by safeRedirect. */
   returnTo: string
   /** The origin the visitor asked for (a trusted proxy's, behind one); null when the Host header names none. */
   origin: string | null
@@ -31,7 +29,6 @@ export interface RequestInfo {
 export type Toast = Static<typeof ToastSchema>
 export type ToastType = Toast['type']
 
-/** Names and encrypted timestamp of a form's honeypot fields ((see server/security/honeypot.ts)). */
 export interface HoneyProps {
   nameFieldName: string
   validFromFieldName: string
@@ -47,9 +44,7 @@ export interface Assets {
 export interface PageState {
   id: string
   status: number
-  /** The awaited part of the loader's data; the deferred parts follow as they settle (shared/deferred.ts). */
   data: unknown
-  /** The keys of the deferred parts, absent when there are none. */
   deferred?: string[]
   /** A refused form submission shown on the page: one visitor's, so never cached. */
   form?: FormState
@@ -65,5 +60,4 @@ export interface PageData {
   assets: Assets
 }
 
-/** What the document's data script carries: the page data but its `env`, which `window.ENV` holds already. */
 export type SentPageData = Omit<PageData, 'env'>

@@ -1,8 +1,6 @@
-// "Starts with `/` and not `//`" is not enough: every check runs on the raw string, each percent-decoded
-// form and their NFKC forms, then on what the URL parser made.
+// "Starts with `/`, not `//`" is not enough: each check runs on every decoded and NFKC form, then on the parsed URL.
 
 const BASE_ORIGIN = 'http://agent-stack.invalid'
-/** The longest address a redirect may go to: pages hand their own address to forms, up to this length. */
 export const MAX_REDIRECT_LENGTH = 2048
 const MAX_DECODES = 3
 
@@ -10,7 +8,6 @@ const MAX_DECODES = 3
 const FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\\\u2028\u2029]/
 // Slash look-alikes NFKC leaves alone but lax normalizers read as slashes.
 const SLASH_LOOKALIKES = /[\u2044\u2215\u2216\u2571\u2572\u29F5\u29F8\u29F9\uFE68\uFF0F\uFF3C]/
-// The common case, unreserved ASCII without dots or empty segments: its own answer.
 const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~-]+(?:\/[A-Za-z0-9_~-]+)*\/?)?(?:\?[A-Za-z0-9_~.=&-]+)?$/
 
 /** The path + query + hash `input` names on this site, or `fallback`; safe in a `Location` header. */
@@ -34,7 +31,6 @@ function isRootedPath (value: string): boolean {
   return value.startsWith('/') && value[1] !== '/' && !FORBIDDEN.test(value)
 }
 
-/** The value and each percent-decoding of it until stable; undefined when malformed or nested too deep. */
 function decodedForms (value: string): string[] | undefined {
   const forms = [value]
   let current = value
@@ -59,7 +55,6 @@ function strictlyDecoded (value: string): string | undefined {
 
 const ESCAPE_RUN = /(?:%[0-9A-Fa-f]{2})+/g
 
-/** Decodes every escape and keeps any other %; undefined when an escape run is not UTF-8. */
 function escapesDecoded (value: string): string | undefined {
   let malformed = false
   const decoded = value.replace(ESCAPE_RUN, (run) => {

@@ -7,9 +7,8 @@ const ESCAPES: Record<string, string> = {
   '\u2029': '\\u2029'
 }
 
-// JSON safe to inline in a <script>: nothing can close it, open a comment or break a line. A "__proto__" key
-// throws: in a literal it would set the prototype. A replacer halves JSON.stringify's speed, so it runs only when the
-// text has `"__proto__":`, which only a key ending in those letters (escaped quote included) writes.
+// Nothing can close the <script>, open a comment or break a line. A "__proto__" key would set a literal's prototype:
+// refused, by a replacer run only when needed (docs/performance.md).
 export function serializeForScript (value: unknown): string {
   let json = JSON.stringify(value)
   if (json.includes('"__proto__":')) json = JSON.stringify(value, refuseProtoKey)

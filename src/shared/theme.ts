@@ -1,4 +1,3 @@
-/** The one list of theme preferences: the schema, the type and the UI all derive from it. */
 export const THEME_PREFERENCES = ['system', 'light', 'dark'] as const
 export type ThemePreference = (typeof THEME_PREFERENCES)[number]
 
@@ -19,7 +18,6 @@ export function isThemePreference (value: unknown): value is ThemePreference {
 }
 
 export interface ThemeInputs {
-  /** A switch still in flight. */
   pending?: ThemePreference | null
   saved?: ThemePreference | null
   hint?: Theme | null
@@ -28,7 +26,6 @@ export interface ThemeInputs {
 /** `fallback`: nothing was known, so the stylesheet lets the OS scheme override it. */
 export type ThemeSource = 'pending' | 'saved' | 'hint' | 'fallback'
 
-/** The theme in effect and why, on both sides: a pending switch, the saved preference, the hint, light. */
 export function decideTheme ({ pending, saved, hint }: ThemeInputs): { theme: Theme, source: ThemeSource } {
   if (pending === 'light' || pending === 'dark') return { theme: pending, source: 'pending' }
   if (!pending && (saved === 'light' || saved === 'dark')) return { theme: saved, source: 'saved' }
