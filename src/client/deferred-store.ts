@@ -2,28 +2,23 @@ import { DEFERRED_GLOBAL, recordOutcome, type DeferredEntry, type DeferredOutcom
 
 declare global {
   interface Window {
-    /** The server's inline scripts push each settled part here; an array until takeDeferredParts() takes it over. */
     [DEFERRED_GLOBAL]?: { push: (entry: DeferredEntry) => unknown }
   }
 }
 
-/** A promise and its resolve function, as Promise.withResolvers gives them (not in every browser we serve yet). */
+/** Promise.withResolvers is not in every browser we serve yet. */
 function pending<Value> (): { promise: Tracked<Value>, resolve: (value: Value) => void } {
   let resolve!: (value: Value) => void
   const promise: Tracked<Value> = new Promise<Value>((settle) => { resolve = settle })
   return { promise, resolve }
 }
 
-/**
- * One promise per deferred key of the page data, settled from the scripts that arrived before hydration and from
- * those that arrive after it, in the same response: no second fetch.
- */
+/** Settled by the scripts that arrived before hydration and after it, in the same response: no second fetch. */
 export function takeDeferredParts (keys: readonly string[]): Map<string, Promise<unknown>> {
   const settlers = new Map<string, (outcome: DeferredOutcome) => void>()
   const parts = new Map<string, Promise<unknown>>()
   for (const key of keys) {
     const outcome = pending<DeferredOutcome>()
-    // What use() on the part gives: the value, or an error with the visitor's words; Await reads the outcome itself.
     const part = outcome.promise.then((settled) => settled.ok ? settled.value : Promise.reject(new Error(settled.message)))
     part.catch(() => {})
     recordOutcome(part, outcome.promise)

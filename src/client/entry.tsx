@@ -1,5 +1,4 @@
 import { hydrateDocument } from './hydrate.js'
 
-// Not awaited at the top level: later chunks import React from this module, so a page chunk awaited here
-// would wait for it and hydration never come (docs/decisions/first-javascript.md).
+// Not awaited: a page chunk awaited here would wait for this module, whose React it imports (first-javascript.md).
 void hydrateDocument()

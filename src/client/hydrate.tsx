@@ -19,20 +19,17 @@ function AfterHydration ({ effect, children }: { effect: () => void, children: R
 
 declare global {
   interface Window {
-    /** The toast API outside production, for tests and the console. */
     __toast?: typeof toast
   }
 }
 
 const NO_PARTS: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
 
-/** A test's own entry passes its screens. The screen's chunk is loaded first so hydration does not suspend. */
 export async function hydrateDocument (screens: AppRegistry = SCREENS): Promise<void> {
   silenceSkippedTransitions()
   const data = readPageData()
   const entry = screenEntry(screens, data.page.id)
   const keys = data.page.deferred ?? []
-  // Only a document with deferred parts loads the store that takes them (and preloads it: rendering/assets.ts).
   const [deferredParts] = await Promise.all([
     keys.length === 0 ? NO_PARTS : import('./deferred-store.js').then(({ takeDeferredParts }) => takeDeferredParts(keys)),
     entry && loadScreen(entry)

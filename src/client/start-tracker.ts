@@ -2,15 +2,12 @@ import type { PublicEnv } from '../shared/page-data.js'
 import { whenActivated } from '../ui/when-activated.js'
 import { whenIdle } from '../ui/when-idle.js'
 
-/** Prefix of the one console line a failed start leaves (the browser tests look for it). */
+/** The browser tests look for this prefix. */
 export const NOT_STARTED = 'Session recording did not start:'
 
 let scheduled = false
 
-/**
- * A failure is one console.info line: a blocker or Do Not Track is an
- * expected state of an add-on, not a fault of the page.
- */
+/** A failure is one console.info line: a blocker or Do Not Track is expected, not a fault of the page. */
 export function startTrackerWhenIdle (env: PublicEnv): void {
   if (scheduled) return
   scheduled = true

@@ -1,7 +1,6 @@
 import type { Options } from '@openreplay/tracker'
 import type { PublicEnv } from '../shared/page-data.js'
 
-/** The tracker's options, from the public env only; its masking defaults stay on. */
 export function trackerOptions (env: PublicEnv & { OPENREPLAY_PROJECT_KEY: string }, pageOrigin: string): Options {
   return {
     projectKey: env.OPENREPLAY_PROJECT_KEY,
@@ -15,14 +14,12 @@ export function trackerOptions (env: PublicEnv & { OPENREPLAY_PROJECT_KEY: strin
       ignoreHeaders: ['cookie', 'set-cookie', 'authorization'],
       failuresOnly: false,
       captureInIframes: true,
-      // The session header goes to our own origin only.
       sessionTokenHeader: true,
       tokenUrlMatcher: (url) => isOwnOrigin(url, pageOrigin)
     }
   }
 }
 
-/** Whether `url`, as handed to fetch, points at `pageOrigin`; anything unparsable is foreign. */
 export function isOwnOrigin (url: string, pageOrigin: string): boolean {
   try {
     return new URL(url, `${pageOrigin}/`).origin === pageOrigin

@@ -9,7 +9,6 @@ export type TrackerOutcome =
 
 let attempt: Promise<TrackerOutcome> | null = null
 
-/** Starts session recording once per page load; every failure is a `started: false` outcome, never a throw. */
 export function startTracker (env: PublicEnv): Promise<TrackerOutcome> {
   if (attempt) return Promise.resolve({ started: false, reason: 'start was already called on this page' })
   attempt = start(env)
@@ -30,12 +29,8 @@ async function start (env: PublicEnv): Promise<TrackerOutcome> {
   }
 }
 
-/**
- * The library keeps a BroadcastChannel open so that new tabs join this session, and an open channel keeps the
- * page out of the back/forward cache. Its `forceSingleTab` option would avoid the channel, but in 15.0.3 a
- * tracker without one never starts. So the channel closes when the page is hidden: a tab opened after that
- * starts a session of its own, and the page may be restored from the cache.
- */
+/** The library's open BroadcastChannel keeps the page out of the back/forward cache, and `forceSingleTab` (no
+ * channel) never starts in 15.0.3: closed on pagehide, so a tab opened later starts a session of its own. */
 function closeTabChannelOnPageHide (app: unknown): void {
   const withChannel = app as { bc?: BroadcastChannel | null } | null
   if (!withChannel?.bc) return
