@@ -11,16 +11,12 @@ import { useScreen } from './screen-table.js'
 import { ThemeSwitch } from './theme-switch.js'
 import { ToastArea } from './toasts.js'
 
-/**
- * The id of an empty mark after the header: the document holds its first paint until the mark is in (document.tsx).
- * Chromium lets go of a `rel=expect` as its element arrives, where the spec waits for the element whole; an empty
- * one is whole as it arrives, and then so is the header before it.
- */
+/** An empty mark for the document's `rel=expect`: Chromium lets go as its element arrives, the spec once it is
+ * whole; an empty one is whole on arrival, and so is the header before it. */
 export const HEADER_END_ID = 'header-end'
 
-/** The providers every screen relies on, the routed outlet (in its error boundary) and the toast area. */
 export function App ({ data, theme }: { data: PageData, theme: Theme }) {
-  // A visible signal that hydration finished, for browser tests and for CSS that needs JavaScript.
+  // For browser tests and for CSS that needs JavaScript.
   useEffect(() => { document.documentElement.dataset.hydrated = 'true' }, [])
   return (
     <RequestInfoProvider value={data.requestInfo}>
@@ -39,7 +35,7 @@ export function App ({ data, theme }: { data: PageData, theme: Theme }) {
   )
 }
 
-/** What a screen that threw in the browser shows instead: the server-error screen, as a failure on the server would. */
+/** A screen that threw in the browser shows what a failure on the server would. */
 const FAILED_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: null }
 
 function Outlet ({ data }: { data: PageData }) {

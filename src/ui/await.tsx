@@ -2,19 +2,15 @@ import { Suspense, use, type ReactNode } from 'react'
 import { outcomeOf } from '../shared/deferred.js'
 
 export interface AwaitProps<Value> {
-  /** A deferred part of the page's data. */
   resolve: PromiseLike<Value>
-  /** Shown while the part is on its way. */
   fallback: ReactNode
-  /** Shown when it failed or took too long; `message` is written for the visitor. */
+  /** `message` is written for the visitor. */
   error: (message: string) => ReactNode
   children: (value: Value) => ReactNode
 }
 
-/**
- * A Suspense boundary around one deferred part. A failure renders `error`, on the server too, so a visitor
- * without JavaScript reads it in place; use() on the part would leave them the fallback.
- */
+/** A failure renders `error` on the server too, so a visitor without JavaScript reads it in place; use() on the
+ * part would leave them the fallback. */
 export function Await<Value> ({ resolve, fallback, error, children }: AwaitProps<Value>) {
   return (
     <Suspense fallback={fallback}>

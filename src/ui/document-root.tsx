@@ -10,14 +10,12 @@ export interface DocumentRootProps {
   data: PageData
   nonce: string | undefined
   screens: ScreenRegistry
-  /** The client-hint check script: built on the server, read back from the document in the browser. */
   hintScript: (requestInfo: RequestInfo) => string
-  /** The speculation rules as JSON: built on the server, read back from the document in the browser. */
   speculationRules: string
   deferredParts: ReadonlyMap<string, PromiseLike<unknown>>
 }
 
-/** The document and what its parts read from context: one tree for the server's render and the browser's hydration. */
+/** One tree for the server's render and the browser's hydration. */
 export function DocumentRoot ({ data, nonce, screens, hintScript, speculationRules, deferredParts }: DocumentRootProps) {
   return (
     <ScreenTableContext value={screens}>

@@ -11,11 +11,10 @@ export const DEFAULT_DESCRIPTION = 'Agent Stack: a fast, accessible application 
 export interface DocumentMeta {
   title: string
   description: string
-  /** Absolute, or null when the page names none (or none that is http(s) on a known origin). */
+  /** Absolute http(s), or null. */
   canonical: string | null
 }
 
-/** `view`: the screen the page shows, as the screen table finds it. */
 export function documentMeta ({ page, requestInfo }: PageData, view: ScreenView<any> | undefined): DocumentMeta {
   const meta = view?.meta
   const text = (value: ScreenText<unknown> | undefined) => typeof value === 'function' ? value(page) : value
@@ -39,7 +38,7 @@ function absoluteUrl (address: string | undefined, origin: string | null): strin
 
 interface DocumentProps {
   data: PageData
-  /** The CSP nonce of inline scripts: reply.cspNonce.script on the server, read back from the DOM when hydrating. */
+  /** Read back from the DOM when hydrating. */
   nonce?: string
 }
 

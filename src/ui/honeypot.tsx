@@ -3,17 +3,14 @@ import type { HoneyProps } from '../shared/page-data.js'
 
 
 const HoneypotContext = createContext<HoneyProps | null>(null)
-// For React's developer tools; left out of production bundles.
 if (process.env.NODE_ENV !== 'production') HoneypotContext.displayName = 'HoneypotContext'
 
 export function HoneypotProvider ({ value, children }: { value: HoneyProps, children: ReactNode }) {
   return <HoneypotContext value={value}>{children}</HoneypotContext>
 }
 
-/**
- * Render inside a <form>. `hidden`, not an inline style, which the CSP would refuse. `fresh`: values the server
- * handed back by field name (a refusal's new token), in place of the page's.
- */
+/** `hidden`, not an inline style, which the CSP would refuse. `fresh`: a refusal's new token, by field name, in place
+ * of the page's. */
 export function HoneypotInputs ({ label = 'Please leave this field blank', fresh = {} }: { label?: string, fresh?: Readonly<Record<string, string>> }) {
   const props = use(HoneypotContext)
   if (props === null) {

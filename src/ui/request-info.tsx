@@ -7,7 +7,6 @@ export function RequestInfoProvider ({ value, children }: { value: RequestInfo, 
   return <RequestInfoContext.Provider value={value}>{children}</RequestInfoContext.Provider>
 }
 
-/** The hints, preferences and path of the request the page was rendered for. */
 export function useRequestInfo (): RequestInfo {
   const info = useContext(RequestInfoContext)
   if (!info) throw new Error('useRequestInfo must be used inside <RequestInfoProvider>')

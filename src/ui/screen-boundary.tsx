@@ -1,16 +1,12 @@
 import { Component, type ReactNode } from 'react'
 
 interface ScreenBoundaryProps {
-  /** The server-error screen, shown in place of the one that threw. */
   fallback: ReactNode
   children: ReactNode
 }
 
-/**
- * A screen that throws while rendering in the browser (hydration included) would have React unmount the whole
- * document: header, theme and stylesheet. Caught here, the shell stays and the screen's place shows the fallback;
- * React still reports the error to the console. On the server, React ignores error boundaries: the page is a 500.
- */
+/** Without it, a screen that throws in the browser (hydration included) has React unmount the whole document. React
+ * ignores error boundaries on the server: there the page is a 500. */
 export class ScreenBoundary extends Component<ScreenBoundaryProps, { failed: boolean }> {
   override state = { failed: false }
 

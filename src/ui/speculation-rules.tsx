@@ -2,10 +2,7 @@ import { createContext, use } from 'react'
 
 export const SPECULATION_RULES_ID = 'speculation-rules'
 
-/**
- * The rules as JSON: built by the server (shared/speculation-rules.ts), read back from the document in the
- * browser, whose bundle then need not carry the builder. Empty renders no script.
- */
+/** Built by the server (shared/speculation-rules.ts) and read back in the browser, whose bundle lacks the builder. */
 export const SpeculationRulesSource = createContext('')
 
 /** Inline, so it needs the CSP nonce; browsers blank the parsed nonce, hence suppressHydrationWarning. */

@@ -5,10 +5,7 @@ import { useTheme } from './theme.js'
 
 const LABELS: Record<ThemePreference, string> = { system: 'System', light: 'Light', dark: 'Dark' }
 
-/**
- * A real form, so it works without JavaScript (the server redirects back, 303);
- * with it, the theme changes at once.
- */
+/** A real form, so it works without JavaScript (the server redirects back, 303). */
 export function ThemeSwitch () {
   const { preference, switchTheme } = useTheme()
   const { returnTo } = useRequestInfo()

@@ -7,7 +7,6 @@ import { THEME_COLORS, THEME_COOKIE_NAME, THEME_SWITCH_PATH, decideTheme, isThem
 import type { ThemeChannel, ThemeRules } from './theme-sync.js'
 import { whenIdle } from './when-idle.js'
 
-/** How long a busy page may put off opening the cross-tab channel. */
 const SYNC_IDLE_TIMEOUT_MS = 2000
 
 export interface ThemeState {
@@ -20,7 +19,6 @@ export interface ThemeState {
 }
 
 const ThemeContext = createContext<ThemeState | null>(null)
-// For React's developer tools; left out of production bundles.
 if (process.env.NODE_ENV !== 'production') ThemeContext.displayName = 'ThemeContext'
 
 const darkQuery = () => window.matchMedia('(prefers-color-scheme: dark)')
@@ -52,7 +50,7 @@ const THEME_RULES: ThemeRules = { switchPath: THEME_SWITCH_PATH, isThemePreferen
 
 type ThemeSync = typeof import('./theme-sync.js')
 let themeSync: Promise<ThemeSync> | null = null
-/** The saving and cross-tab part of switching, fetched once (again after a failed fetch). */
+/** Fetched again after a failed fetch. */
 function loadThemeSync (): Promise<ThemeSync> {
   themeSync ??= import('./theme-sync.js').catch((error: unknown) => {
     themeSync = null
@@ -154,11 +152,8 @@ export function useTheme (): ThemeState {
 
 const SCHEMES = ['light', 'dark'] as const
 
-/**
- * <meta name="theme-color">, one per OS scheme, picked by `media`: each its scheme's colour for the fallback theme,
- * both the theme's once it is known. Always the same two, and never changed by the check script: React finds a
- * hydrating meta by its content, and leaves one it cannot find in the page beside the one it adds.
- */
+/** Always the same two, never changed by the check script: React finds a hydrating meta by its content, and leaves
+ * one it cannot find in the page beside the one it adds. */
 export function ThemeColorMeta () {
   const { theme, source } = useTheme()
   return SCHEMES.map((scheme) => (
@@ -168,10 +163,7 @@ export function ThemeColorMeta () {
 
 export const HINT_SCRIPT_ID = 'hint-check'
 
-/**
- * Built by the server (shared/hint-check-script.ts), read back from the document
- * in the browser, whose bundle then need not carry the builder.
- */
+/** Built by the server (shared/hint-check-script.ts) and read back in the browser, whose bundle lacks the builder. */
 export const HintScriptSource = createContext<(requestInfo: RequestInfo) => string>(() => '')
 
 /** The client-hint check script, first in <head>; browsers blank its parsed nonce, hence suppressHydrationWarning. */

@@ -1,8 +1,7 @@
 import type { Toast } from '../shared/page-data.js'
 import { showToast } from './toast.js'
 
-// One lazy chunk: sonner and the memory of flash toasts shown, asked only once sonner can show one; until then
-// the server's box shows the flash toast.
+// One lazy chunk; until it loads, the server's box shows the flash toast.
 export { Toaster, toast } from 'sonner'
 
 const SHOWN_KEY = 'agent-stack:flash-toasts-shown'

@@ -6,14 +6,10 @@ import { whenIdle } from './when-idle.js'
 
 type Sonner = typeof import('./toaster.js')
 
-/** How long hydration may be followed by busy frames before sonner loads anyway. */
 const IDLE_TIMEOUT_MS = 2000
 const NONE: readonly Toast[] = []
 
-/**
- * Themed with the resolved theme, never `system`. The server renders no Toaster:
- * sonner loads in the browser, at once for a flash toast, else when idle or on the first toast.
- */
+/** The server renders no Toaster: sonner loads at once for a flash toast, else when idle or on the first toast. */
 export function ToastArea ({ theme, flash }: { theme: Theme, flash: Toast | null }) {
   const [sonner, setSonner] = useState<Sonner | null>(null)
   const [handedToToaster, setHandedToToaster] = useState(false)
@@ -65,10 +61,8 @@ function ToasterListening ({ toast }: { toast: Sonner['toast'] }) {
   return null
 }
 
-/**
- * The flash toast without JavaScript, and any toast until sonner shows it.
- * A waiting one is not announced: sonner's live region will.
- */
+/** The flash toast without JavaScript, and any toast until sonner shows it; a waiting one is not announced: sonner's
+ * live region will. */
 function ToastBox ({ toast, hidden = false, waiting = false }: { toast: Toast, hidden?: boolean, waiting?: boolean }) {
   return (
     <div role={waiting ? undefined : 'status'} aria-live={waiting ? undefined : 'polite'} aria-hidden={waiting || undefined} className='flash-toast' data-type={toast.type} data-waiting={waiting || undefined} hidden={hidden}>

@@ -1,4 +1,4 @@
-/** Runs `task` when the browser is idle, or after `timeoutMs` on a page that never is; Safari has no requestIdleCallback. */
+/** Safari has no requestIdleCallback. */
 export function whenIdle (task: () => void, timeoutMs: number): () => void {
   if ('requestIdleCallback' in window) {
     const handle = window.requestIdleCallback(task, { timeout: timeoutMs })

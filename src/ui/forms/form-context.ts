@@ -1,13 +1,10 @@
 import { createContext, use } from 'react'
 import type { FieldErrors, FormState, FormValues } from '../../shared/form-state.js'
 
-/** The refused submission the page was rendered with, if any (PageState.form). */
 export const PageFormStateContext = createContext<FormState | null>(null)
-// For React's developer tools; left out of production bundles.
 if (process.env.NODE_ENV !== 'production') PageFormStateContext.displayName = 'PageFormStateContext'
 
 export interface FormContextValue {
-  /** The id of a field's control, which the error summary links to. */
   fieldId: (name: string) => string
   errors: FieldErrors
   values: FormValues
@@ -15,7 +12,6 @@ export interface FormContextValue {
 }
 
 export const FormContext = createContext<FormContextValue | null>(null)
-// For React's developer tools; left out of production bundles.
 if (process.env.NODE_ENV !== 'production') FormContext.displayName = 'FormContext'
 
 export function useFormContext (component: string): FormContextValue {

@@ -11,17 +11,14 @@ interface Refusal {
 }
 
 export interface FormProps {
-  /** The form route's path (defineFormRoute); the page's messages are shown by the form posting there. */
+  /** defineFormRoute's path: only the form posting there shows the page's messages. */
   action: string
   'aria-label'?: string
   className?: string
   children: ReactNode
 }
 
-/**
- * Works without JavaScript (the server answers 303 or the page again); with it,
- * posts in the background (see docs/decisions/forms-answer-422.md).
- */
+/** Works without JavaScript; with it, posts in the background (docs/decisions/forms-answer-422.md). */
 export function Form ({ action, className, children, ...rest }: FormProps) {
   const fromPage = use(PageFormStateContext)
   const state = fromPage?.action === pathOf(action) ? fromPage : null
@@ -38,8 +35,7 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
     if (shown > 0) summary.current?.focus()
   }, [shown])
 
-  // A sent form stays pending until the next page replaces this one; Back may bring this page back from the
-  // back/forward cache as it was, and then nothing is on its way.
+  // Back may restore this page from the back/forward cache still pending, with nothing on its way.
   useEffect(() => {
     if (!pending) return
     const restored = (event: PageTransitionEvent) => { if (event.persisted) setPending(false) }
@@ -52,7 +48,6 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
     if (pending) return
     setPending(true)
     const outcome = await submitInBackground(event.currentTarget)
-    // Pending until the next page replaces this one.
     if ('redirectTo' in outcome) return navigate(outcome.redirectTo)
     if (outcome.fields) setHidden(outcome.fields)
     setPending(false)
@@ -93,7 +88,6 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
   )
 }
 
-/** The form's submit button: marked busy while a background submission is on its way, and not pressed twice. */
 export function SubmitButton ({ children, pendingLabel = 'Sending…' }: { children: ReactNode, pendingLabel?: string }) {
   const { pending } = useFormContext('SubmitButton')
   return (

@@ -1,6 +1,5 @@
 import type { FieldErrors } from '../../shared/form-state.js'
 
-/** What a background submission came to: a page to go to, or the messages to show on the form. */
 export type SubmitOutcome =
   | { redirectTo: string }
   | { message: string, errors: FieldErrors, fields?: Record<string, string> }
@@ -8,7 +7,6 @@ export type SubmitOutcome =
 export const NOT_SENT = 'The form could not be sent. Check your connection and try again.'
 export const NOT_ACCEPTED = 'The form could not be sent. Please try again.'
 
-/** The form route's JSON answer read as an outcome; anything unexpected becomes a message a person can act on. */
 export function readAnswer (status: number, body: unknown): SubmitOutcome {
   const answer = typeof body === 'object' && body !== null ? body as Record<string, unknown> : {}
   if (status >= 200 && status < 300 && typeof answer.redirectTo === 'string') return { redirectTo: onThisSite(answer.redirectTo) }
@@ -23,11 +21,8 @@ export function readAnswer (status: number, body: unknown): SubmitOutcome {
 
 const SITE = 'http://this-site.invalid'
 
-/**
- * The path of `target` if it stays on this site, else `/`. The server already passed it through safeRedirect, which
- * guards a Location header against every browser's reading of it; here the browser's own URL parser reads it, the
- * same parser navigate() goes by, so comparing origins is exact, and the form's chunk stays about 0.5 KiB gzip lighter.
- */
+/** Not safeRedirect, which the server already applied: the browser's own URL parser, which navigate() goes by, makes
+ * comparing origins exact, and the form's chunk stays about 0.5 KiB gzip lighter. */
 function onThisSite (target: string): string {
   try {
     const url = new URL(target, SITE)
@@ -38,7 +33,6 @@ function onThisSite (target: string): string {
   }
 }
 
-/** Posts the form as a browser would (URL-encoded), asking for JSON. */
 export async function submitInBackground (form: HTMLFormElement): Promise<SubmitOutcome> {
   const body = new URLSearchParams()
   for (const [name, value] of new FormData(form)) if (typeof value === 'string') body.append(name, value)
