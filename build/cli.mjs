@@ -1,8 +1,4 @@
-// npm run build: the browser files and the server into dist/.
-//   node build/cli.mjs             build once
-//   node build/cli.mjs --if-stale  build only when dist/ is missing or older than the sources
-//   --quiet                        print nothing but errors
-// The development loop (npm run dev) is dev.mjs.
+// npm run build. --if-stale: only when dist/ is missing or older than the sources; --quiet: errors only.
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { buildClient } from './client.mjs'
 import { dist, manifestPath, serverOut } from './paths.mjs'

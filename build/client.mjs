@@ -1,5 +1,3 @@
-// The browser files: esbuild's build of the client entry and stylesheet, the shell folded into one file,
-// terser, then the precompressed copies; and the manifest the server writes its tags from.
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import * as esbuild from 'esbuild'
@@ -12,8 +10,7 @@ import { manifestFrom } from './manifest.mjs'
 import { clientOut, dist, root } from './paths.mjs'
 import { screenModules } from './screens.mjs'
 
-// sonner injects its stylesheet into <head> at import time, which the nonce-based
-// CSP refuses; its styles ship in our hashed stylesheet instead (src/ui/styles.css).
+// sonner injects its stylesheet at import time, which the CSP refuses: its styles ship in src/ui/styles.css.
 export const sonnerWithoutStyleInjection = {
   name: 'sonner-without-style-injection',
   setup (build) {
@@ -26,10 +23,7 @@ export const sonnerWithoutStyleInjection = {
   }
 }
 
-/**
- * The browser bundle's options; tests build entries of their own with them (test/helpers/test-client.ts).
- * @type {import('esbuild').BuildOptions & { metafile: true }}
- */
+/** @type {import('esbuild').BuildOptions & { metafile: true }} */
 export const clientOptions = {
   absWorkingDir: root,
   entryPoints: { entry: 'src/client/entry.tsx', styles: 'src/ui/styles.css' },
@@ -52,18 +46,9 @@ export const clientOptions = {
   logLevel: 'warning'
 }
 
-/**
- * Module-level names mangled, which esbuild leaves long once it has joined
- * modules; no compress passes, which made the gzip larger (first-javascript.md).
- */
+/** Mangles the names esbuild leaves long once it joins modules; no compress passes: larger gzip (first-javascript.md). */
 const TERSER_OPTIONS = { module: true, compress: false, format: { comments: false } }
 
-/**
- * terser over each script, after esbuild, reading esbuild's source map and
- * writing one that still leads to the sources.
- * @param {import('esbuild').Metafile} metafile
- * @returns {Promise<import('esbuild').Metafile>} the same, with the scripts' new sizes
- */
 async function minifyScripts (metafile) {
   const outputs = { ...metafile.outputs }
   await Promise.all(Object.keys(outputs).filter((output) => output.endsWith('.js')).map(async (output) => {
@@ -84,8 +69,6 @@ async function minifyScripts (metafile) {
 }
 
 /**
- * The browser files as they ship: esbuild's build, the shell folded into one
- * file, terser, then names from the final bytes. `npm run dev` uses esbuild's alone.
  * @param {import('esbuild').BuildOptions} options
  * @returns {Promise<import('esbuild').Metafile>}
  */
@@ -94,7 +77,6 @@ export async function buildBrowserFiles (options) {
   return nameByContent(await minifyScripts(await foldIntoEntry(metafile, options)))
 }
 
-/** dist/client from scratch: static files, the browser build and its compressed copies; resolves to the manifest. */
 export async function buildClient () {
   await rm(clientOut, { recursive: true, force: true })
   await mkdir(clientOut, { recursive: true })

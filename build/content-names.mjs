@@ -1,5 +1,4 @@
-// Names the browser scripts after their final bytes: esbuild hashes what it wrote, and the fold and terser change
-// that afterwards, so a changed pass would otherwise ship new bytes under names browsers have cached for a year.
+// The fold and terser change what esbuild hashed: without this, new bytes could ship under a name cached for a year.
 import { createHash } from 'node:crypto'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
@@ -10,12 +9,9 @@ const digest = (...parts) => createHash('sha256').update(parts.join('\n')).diges
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * Each script's new name hashes its own bytes, with the names of the scripts
- * it refers to left out, then the same of every script it reaches through its
- * imports, so a change anywhere below renames it. Its own bytes come first:
- * the scripts of a cycle (the fold) reach the same set, and would share a name.
+ * A change in any script reached renames a script; its own bytes come first, or a cycle's (the fold) would share a name.
  * @param {import('esbuild').Metafile} metafile
- * @returns {Promise<import('esbuild').Metafile>} the same, under the new names
+ * @returns {Promise<import('esbuild').Metafile>}
  */
 export async function nameByContent (metafile) {
   const scripts = Object.keys(metafile.outputs).filter((output) => HASHED.test(output))
@@ -29,7 +25,6 @@ export async function nameByContent (metafile) {
     }
     return found
   }
-  /** Old output path → new one. */
   const renamed = new Map(scripts.map((output) => {
     const hash = digest(own.get(output), ...[...reached(output)].map((path) => own.get(path)).sort())
     return [output, output.replace(HASHED, `-${hash}.js`)]

@@ -1,8 +1,4 @@
-// npm run dev: esbuild's watch mode rebuilds the browser files and the development server on every change under
-// src/ and static/, the server restarts on a build whose output changed, and open pages reload; a failed build
-// keeps the last good one serving and shows over open pages (src/server/dev/). `tsc --watch` runs beside it, at
-// the lowest priority. Ctrl-C, a SIGTERM, or the loop's parent going away stops everything
-// (docs/decisions/development-loop.md; test/build/dev-loop.test.ts runs it end to end).
+// npm run dev: docs/decisions/development-loop.md; test/build/dev-loop.test.ts runs it end to end.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
@@ -18,11 +14,10 @@ import { screenModules } from './screens.mjs'
 import { serverOptions } from './server.mjs'
 
 const log = (line) => console.log(line)
-/** .dev/, never dist/: a production build made meanwhile (npm run build, npm start, npm test) leaves this one whole. */
 const { dir: out, clientOut, serverOut, manifestPath } = development
 const STATIC = join(root, 'static')
 
-/** static/ is watched with the sources (esbuild watches what a build reads, and what a plugin names) and copied after each build. */
+/** esbuild watches only what a build reads and what a plugin names. */
 const staticFiles = {
   name: 'static-files',
   setup (build) {
@@ -35,7 +30,6 @@ const staticFiles = {
   }
 }
 
-/** The browser files of the loop: React's development build, unminified, so errors say what differs. */
 const developmentClientOptions = {
   ...clientOptions,
   outdir: join(clientOut, 'assets'),
@@ -47,12 +41,10 @@ const developmentClientOptions = {
 /** Each message once: a file both builds include fails both alike. */
 const distinct = (messages) => [...new Map(messages.map((message) => [JSON.stringify([message.text, message.location]), message])).values()]
 
-/** esbuild's errors as the server's overlay shows them (src/server/dev/overlay.ts). */
 const overlayErrors = (errors) => errors.map(({ text, location }) => ({
   file: location?.file ?? null, line: location?.line ?? null, column: location?.column ?? null, lineText: location?.lineText ?? null, message: text
 }))
 
-/** Writes the files that differ from what is on disk; says whether any did. */
 async function writeChanged (outputFiles) {
   let changed = false
   for (const file of outputFiles) {
@@ -65,7 +57,7 @@ async function writeChanged (outputFiles) {
   return changed
 }
 
-/** Deletes the files earlier builds wrote in `dir` and this one did not; folders (Node's compile cache) stay. */
+// Folders stay: Node's compile cache lives beside the server's files.
 async function removeOthers (dir, outputFiles) {
   const current = new Set(outputFiles.map((file) => file.path))
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -73,11 +65,7 @@ async function removeOthers (dir, outputFiles) {
   }
 }
 
-/**
- * The development server, one at a time, in a process group of its own (Ctrl-C reaches this loop, which stops it
- * once), told of each build over IPC. When this loop dies, however, its IPC channel closes and the server stops
- * (src/server/dev/dev-tools.ts).
- */
+/** A process group of its own: Ctrl-C reaches the loop, which stops it once; it leaves when the loop's IPC channel closes. */
 function developmentServer () {
   const env = {
     NODE_ENV: 'development',
@@ -118,11 +106,7 @@ function developmentServer () {
   }
 }
 
-/**
- * `tsc --watch` beside the build, at the lowest priority. It leaves when this
- * loop does, however the loop ended: it is adopted by another parent then (its
- * IPC channel's 'disconnect' did not reach it while tsc was busy).
- */
+/** Watches for a new parent: an IPC channel's 'disconnect' did not reach a busy tsc. */
 function startTypeChecker () {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
   const leaveWithParent = `const parent = process.ppid; setInterval(() => { if (process.ppid !== parent) process.exit(0) }, 500).unref()`
@@ -143,15 +127,10 @@ const typeChecker = startTypeChecker()
 let contexts = []
 let failing = false
 
-/**
- * Builds both anew and serves the result. esbuild's watch only says that
- * something changed: each context polls on its own, and a page must reload
- * once, onto a server and browser files of the same sources.
- */
+/** Both anew: each context's watch polls on its own, and a page must reload once, onto builds of the same sources. */
 async function publish () {
   const settled = await Promise.allSettled(contexts.map((context) => context.rebuild()))
   const [client, bundle] = settled.map((result) => result.status === 'fulfilled' ? result.value : result.reason)
-  // A failure that is not esbuild's (it has no errors list) is still one to show.
   const errors = distinct([client, bundle].flatMap((result) => result.errors ?? [{ text: String(result.message ?? result) }]))
   const warnings = distinct([client, bundle].flatMap((result) => result.warnings ?? []))
   const color = Boolean(process.stderr.isTTY)
@@ -174,7 +153,6 @@ async function publish () {
   log('built: a new server starts, open pages reload')
 }
 
-// One publication at a time; changes seen meanwhile are published next, together.
 let publishing = Promise.resolve()
 let queued = false
 let timer = null
@@ -198,11 +176,10 @@ const schedule = () => {
     })
   }, 30)
 }
-/** Tells of every build esbuild's watch made: publish()'s own rebuilds are not news. */
+/** publish()'s own rebuilds end here too, and are not news. */
 const changes = { name: 'changes', setup (build) { build.onEnd(() => { if (!rebuilding) schedule() }) } }
 
-// From nothing: only files that differ are written, and the first build must write, so start a server, even where an
-// earlier loop left the same files.
+// Only changed files are written, and the first build must write and start a server, whatever an earlier loop left.
 await rm(out, { recursive: true, force: true })
 // Not written by esbuild (write: false): publish() writes a build only once both built, so a failure leaves the last good one whole.
 contexts = await Promise.all([
@@ -212,7 +189,6 @@ contexts = await Promise.all([
 
 let stopping = false
 async function stopAll (reason) {
-  // A second signal does not wait.
   if (stopping) process.exit(1)
   stopping = true
   log(`stopping (${reason})`)

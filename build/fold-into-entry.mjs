@@ -1,30 +1,17 @@
-// The second esbuild pass over the browser build: the shell as one file (docs/decisions/first-javascript.md).
 import { readFile, rm } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import * as esbuild from 'esbuild'
 import { initialOutputs } from './manifest.mjs'
 import { root } from './paths.mjs'
 
-/**
- * The shell as one file. esbuild gives what the entry shares with chunks
- * loaded later (React, its JSX runtime, esbuild's helpers) chunks of their
- * own, which the entry imports at once. Compressed one by one they cost about
- * 0.9 KiB of gzip more than together: React's code compresses against
- * react-dom's. So a second esbuild pass over the output bundles them into the
- * entry, which exports what the later chunks took from them, and those import
- * it from the entry instead. The entry therefore must not await at its top
- * level: a page chunk it awaited would wait for the entry in turn.
- * @param {import('esbuild').Metafile} metafile the first pass's
- * @param {Pick<import('esbuild').BuildOptions, 'target' | 'sourcemap'>} options the first pass's
- * @returns {Promise<import('esbuild').Metafile>} the metafile of the folded output
- */
+/** The shell as one file: what the entry shares with later chunks compresses better in it (first-javascript.md). */
 export async function foldIntoEntry (metafile, { target, sourcemap }, entryPoint = 'src/client/entry.tsx') {
   const [entry = '', ...folded] = initialOutputs(metafile, entryPoint)
   if (folded.length === 0) return metafile
   const outdir = join(root, dirname(entry))
   const fileOf = (output) => join(root, output)
   const entryFile = fileOf(entry)
-  /** Each folded chunk's exports, under names of their own in the entry: [chunk's name, entry's name]. */
+  /** [chunk's name, entry's name] of each folded chunk's exports. */
   const exported = new Map(folded.map((chunk, index) => [fileOf(chunk), (metafile.outputs[chunk]?.exports ?? []).map((name) => [name, `f${index}_${name}`])]))
   const exportList = (file, [from, to]) => exported.get(file).map((names) => `${names[from]} as ${names[to]}`).join(', ')
   const fromEntry = `./${relative(outdir, entryFile)}`

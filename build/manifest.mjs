@@ -1,12 +1,11 @@
-// Which browser files a document loads: the shell every page needs, and each screen's own chunks by screen id.
-// The server writes its <script>, <link rel="modulepreload"> and stylesheet tags from the manifest made here.
+// Which browser files a document loads; the server writes its script, preload and stylesheet tags from it.
 import { join, relative } from 'node:path'
 import { root } from './paths.mjs'
 
 const ENTRY = 'src/client/entry.tsx'
 const STYLES = 'src/ui/styles.css'
 
-/** An output and every chunk it imports statically, transitively (what loading it waits for), itself first. */
+/** Itself first, then every chunk loading it waits for. */
 function withStaticImports (metafile, file) {
   const found = new Set([file])
   const visit = (output) => {
@@ -20,7 +19,6 @@ function withStaticImports (metafile, file) {
   return [...found]
 }
 
-/** An entry's output and every chunk it imports statically: for the client entry, the shell every document loads. */
 export function initialOutputs (metafile, entryPoint = ENTRY) {
   const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === entryPoint)?.[0]
   if (!entry) throw new Error(`the build produced no output for ${entryPoint}`)
@@ -28,11 +26,8 @@ export function initialOutputs (metafile, entryPoint = ENTRY) {
 }
 
 /**
- * Each screen's own chunks, by screen id: the chunk esbuild split off for the
- * screen's view (found by its source module, from screenModules) and what it
- * imports that the shell does not already load. A screen without a chunk of its
- * own fails the build: its view would be in the shell, or never preloaded.
- * @param {Record<string, string>} modules the view's source module by screen id
+ * A screen without a chunk of its own fails the build: its view would be in the shell, or never preloaded.
+ * @param {Record<string, string>} modules
  * @returns {Record<string, string[]>}
  */
 export function screenOutputs (metafile, modules, entryPoint = ENTRY) {
@@ -46,10 +41,8 @@ export function screenOutputs (metafile, modules, entryPoint = ENTRY) {
   }))
 }
 
-/** What the entry loads only for a document with deferred parts: the store that takes them, and what it imports. */
 const DEFERRED_STORE = 'src/client/deferred-store.ts'
 
-/** The chunks of the store, less what the shell already loads. */
 export function deferredOutputs (metafile, entryPoint = ENTRY) {
   const shell = new Set(initialOutputs(metafile, entryPoint))
   const chunk = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === DEFERRED_STORE)?.[0]
@@ -57,11 +50,6 @@ export function deferredOutputs (metafile, entryPoint = ENTRY) {
   return withStaticImports(metafile, chunk).filter((file) => !shell.has(file))
 }
 
-/**
- * A build's asset manifest (its manifest.json) from the browser build's metafile, as URLs.
- * @param {Record<string, string>} screens the view's source module by screen id (screenModules)
- * @param {string} clientDir the folder the server serves them from: the production build's, or npm run dev's
- */
 export function manifestFrom (metafile, screens, clientDir) {
   const toUrl = (file) => '/' + relative(clientDir, join(root, file)).split('\\').join('/')
   const styles = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === STYLES)

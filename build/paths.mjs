@@ -4,13 +4,8 @@ import { fileURLToPath } from 'node:url'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-/**
- * A build's folder: the browser files, the server (which serves the folder it sits in, src/server/main.ts) and the
- * manifest, written last: its presence and time mark a complete build (staleness.mjs).
- */
 const buildIn = (dir) => ({ dir, clientOut: join(dir, 'client'), serverOut: join(dir, 'server'), manifestPath: join(dir, 'manifest.json') })
 
-/** The production build: npm run build, npm start, npm test and the image. */
 export const { dir: dist, clientOut, serverOut, manifestPath } = buildIn(join(root, 'dist'))
 /** npm run dev's, in a folder of its own: neither build ever writes over the other while its server runs. */
 export const development = buildIn(join(root, '.dev'))

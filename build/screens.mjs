@@ -1,4 +1,3 @@
-// Which source module each screen's view is, by screen id: what the manifest maps to chunks.
 import { existsSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import * as esbuild from 'esbuild'
@@ -8,9 +7,7 @@ export const REGISTRY = 'src/screens/index.ts'
 const ASKED = Symbol('asked by screen-modules')
 
 /**
- * Runs the registry (one export per screen) with every `import()` answering the file it resolves to, so each
- * screen's view is found by the module its import names, not by a file-name rule. The registry imports nothing but
- * its groups of lines (`export * from`), so running it does nothing else.
+ * Runs the registry with every `import()` answering the file it resolves to: no file-name rule finds a view.
  * @returns {Promise<Record<string, string>>} the view's source path (as esbuild's metafile names it) by screen id
  */
 export async function screenModules (registry = REGISTRY) {
@@ -44,12 +41,7 @@ export async function screenModules (registry = REGISTRY) {
   })))
 }
 
-/**
- * A `.server.ts` beside a view whose registry line names no `server` never runs: its loader and action would be
- * silently absent, and the page rendered with no data.
- * @param {string} id
- * @param {string} view
- */
+/** A `.server.ts` that its registry line does not name never runs: the page would silently render with no data. */
 function refuseForgottenServerModule (id, view) {
   const server = view.replace(/\.tsx?$/, '.server.ts')
   if (existsSync(join(root, server))) {

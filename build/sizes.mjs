@@ -1,17 +1,11 @@
-// What a visitor downloads, as served (the precompressed files): the figures npm run build prints, the
-// size-budget test holds and the bench records.
+// What a visitor downloads, as served (the precompressed files): npm run build, the size-budget test and the bench.
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { clientOut } from './paths.mjs'
 
-/** The chunk of src/client/tracker.ts (named after it by entryNames): the session-recording tracker. */
 export const isTrackerChunk = (url) => /\/tracker-[^/]+\.js$/.test(url)
 
-/**
- * Raw bytes, and gzip and brotli bytes as served, of the JavaScript that first
- * paint and hydration wait for: the shell and the heaviest page's own chunks
- * (a visitor loads one page's), and of the tracker's chunk.
- */
+/** First paint waits for the shell and one page's chunks: the heaviest page's count. */
 export async function sizesOf (manifest) {
   const measure = async (urls) => {
     const total = { raw: 0, gzip: 0, brotli: 0 }
@@ -36,7 +30,6 @@ export async function sizesOf (manifest) {
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`
 
-/** The report's lines, as npm run build prints them. */
 export const describeSizes = ({ initial, shell, heaviestPage, tracker, trackerChunks }) => [
   `initial JavaScript: ${kib(initial.raw)} raw, ${kib(initial.gzip)} gzip, ${kib(initial.brotli)} brotli (shell ${kib(shell.gzip)} + heaviest page "${heaviestPage.id}" ${kib(heaviestPage.gzip)} gzip)`,
   `tracker chunk:      ${kib(tracker.raw)} raw, ${kib(tracker.gzip)} gzip, ${kib(tracker.brotli)} brotli (${trackerChunks.join(', ') || 'none'}; loaded after hydration)`

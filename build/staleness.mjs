@@ -3,7 +3,6 @@ import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { manifestPath, root } from './paths.mjs'
 
-/** Sources whose change makes a build stale. */
 const SOURCES = ['src', 'static', 'build', 'package.json', 'package-lock.json']
 
 async function newestMtime (path) {
