@@ -1,12 +1,6 @@
-// Loaded into the app by the bench (node --import), answering two questions
-// over IPC:
-//   cache-outcomes  what the render cache did for every document sent so far,
-//                   as the document's Server-Timing header tells its client
-//                   (`cache;desc=hit|miss|bypass`), by kind of address:
-//                   `unique=` (asked for once), `popular=` (one of a set asked
-//                   for again and again), or neither;
-//   cpu-usage       the process's CPU time so far (process.cpuUsage, in µs),
-//                   finer than the 10 ms ticks of /proc.
+// Loaded into the app by the bench (node --import): over IPC, the render cache's outcomes as Server-Timing tells them,
+// by kind of address (`unique=` asked for once, `popular=` one of a set asked again and again, or neither), and
+// process.cpuUsage(), finer than /proc's 10 ms ticks.
 import { ServerResponse } from 'node:http'
 
 const counts = {}

@@ -1,23 +1,7 @@
-// The ceiling: a server answering the benchmarked routes with the exact bytes
-// and headers the app produced, precomputed. No rendering, no validation, no
-// plugins. Three of them, by the last argument:
-//   fastify  Fastify's routing and request handling, as the app pays them,
-//            then the cheapest answer Node can write: the app's ratios are
-//            taken against it.
-//   http     Node's own http server, the same bytes written the same way:
-//            what a Node server can do at all. The bench checks that the
-//            Fastify ceiling comes close to it, which a generator that runs
-//            out first would not let show.
-//   reply    Fastify's own reply (reply.code().headers().send()), with a form
-//            body parsed as a string: what a Fastify route that only sends
-//            bytes it already holds can reach. Not a ceiling: a reference,
-//            printed beside the check, for how much of the ceiling any
-//            Fastify app keeps before it does anything of its own.
-// The first two answer through replay(): one writeHead with a precomputed
-// flat array of raw headers, content-length included, then the body. Fastify's reply API
-// (reply.code().headers().send()) copies and checks the app's fifteen to
-// twenty headers one by one, a third more CPU per cached GET / than the bare
-// server on the same bytes: a ceiling that reads low flatters the app.
+// The app's exact answers replayed, by the last argument: fastify (the ceiling), http (Node's own server, which the
+// ceiling must come close to) or reply (Fastify's reply API: not a ceiling, how much of it any Fastify route keeps).
+// docs/performance.md, Method. The first two use replay(): Fastify's reply API copies and checks every header, and a
+// ceiling that reads low flatters the app.
 import Fastify from 'fastify'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -25,7 +9,6 @@ import { createServer } from 'node:http'
 const [fixturesPath, port, kind = 'fastify'] = process.argv.slice(2)
 const fixtures = JSON.parse(await readFile(fixturesPath, 'utf8'))
 
-/** A fixture's headers as writeHead takes them raw: [name, value, name, value, …], one pair per set-cookie. */
 function rawHeaders (headers, body) {
   const raw = []
   for (const [name, value] of Object.entries(headers)) for (const one of [value].flat()) raw.push(name, one)
@@ -33,8 +16,7 @@ function rawHeaders (headers, body) {
   return raw
 }
 
-// One entry per method and path; a fixture captured for an address with a
-// query parameter (`unique=`) answers the requests whose address has it.
+// A fixture captured with a query parameter (`unique=`) answers the requests whose address has it.
 const routes = new Map()
 for (const fixture of fixtures) {
   const key = `${fixture.method} ${fixture.path}`
@@ -43,7 +25,6 @@ for (const fixture of fixtures) {
   routes.get(key).push({ method: fixture.method, path: fixture.path, queryParameter: fixture.queryParameter, encoding: fixture.headers['content-encoding'], status: fixture.status, headers: rawHeaders(fixture.headers, body), replyHeaders: fixture.headers, body })
 }
 
-/** The fixture for an address (by its query parameter, if one was captured for it) and for what the request accepts. */
 function fixtureFor (variants, url, acceptEncoding = '') {
   const forAddress = variants.filter((fixture) => fixture.queryParameter && url.includes(`${fixture.queryParameter}=`))
   const candidates = forAddress.length > 0 ? forAddress : variants.filter((fixture) => !fixture.queryParameter)
@@ -51,7 +32,6 @@ function fixtureFor (variants, url, acceptEncoding = '') {
   return candidates.find((fixture) => fixture.encoding && acceptEncoding.includes(fixture.encoding)) ?? candidates.find((fixture) => !fixture.encoding)
 }
 
-/** For a Fastify route: the fixture a request gets, chosen only when its route has more than one. */
 const chooser = (variants) => variants.length === 1 ? () => variants[0] : (request) => fixtureFor(variants, request.url, request.headers['accept-encoding'])
 
 const replay = (response, fixture) => response.writeHead(fixture.status, fixture.headers).end(fixture.body)
@@ -89,18 +69,15 @@ if (kind === 'http') {
   close = () => app.close()
 } else {
   const app = Fastify({ logger: false })
-  // Hijacked, the reply is Fastify's no longer: no serialization, no onSend,
-  // no header copies. The handler returns nothing, or Fastify would send it.
+  // Hijacked: no serialization, no onSend, no header copies. The handler returns nothing, or Fastify would send it.
   const send = (reply, fixture) => { replay(reply.hijack().raw, fixture) }
   for (const variants of routes.values()) {
     const fixtureOf = chooser(variants)
     app.route({
       method: variants[0].method,
       url: variants[0].path,
-      // A request with a body is answered once routed, its body read as the bare server reads it: Fastify's
-      // body pipeline, even with a parser that does nothing, costs more than the rest of its handling (3 µs).
-      // The hook never calls its `done`, so Fastify goes no further: no body parsing, and the handler (which
-      // Fastify requires of every route) answers GETs only.
+      // A body is read as the bare server reads it: Fastify's body pipeline costs more than the rest of its handling.
+      // The hook never calls `done`, so Fastify goes no further; the handler, which it requires, answers GETs only.
       ...(variants[0].method === 'GET' ? {} : {
         onRequest (request, reply, _done) {
           request.raw.resume()

@@ -1,17 +1,12 @@
-// Keeps the machine's cores out of idle for as long as the bench runs, through Linux's PM QoS interface: a process
-// that holds /dev/cpu_dma_latency open with 0 in it asks every core to poll when idle instead of halting; closing it
-// (the process ending, however it ends) withdraws the request. Between answers wrk's core would otherwise halt, and
-// each answer the server sends must wake it: in a VM that wakeup is an interrupt the sending core pays, which charged
-// a slow server more per request than a fast ceiling (docs/decisions/bench-cores-held-awake.md).
+// Linux's PM QoS: 0 held in /dev/cpu_dma_latency keeps every core polling, not halting, until the process ends.
+// Else each answer must wake wrk's core, which in a VM the sending core pays, charging a slow server more than a
+// fast ceiling (docs/decisions/bench-cores-held-awake.md).
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 
 export const PM_QOS_DEVICE = '/dev/cpu_dma_latency'
 
-/**
- * Asks for no idle latency (0 µs) until this process exits. Returns what was done, for the run's report:
- * `{ held: true, device }`, or `{ held: false, device, reason }` when the device cannot be written (no root, not Linux).
- */
+/** `held: false` when the device cannot be written (no root, not Linux). */
 export function holdCoresAwake (device = PM_QOS_DEVICE) {
   let fd
   try {
@@ -25,11 +20,7 @@ export function holdCoresAwake (device = PM_QOS_DEVICE) {
   }
 }
 
-/**
- * How this machine's cores idle, which decides what holding them awake changes: cpuidle's driver and governor and,
- * under the haltpoll driver (KVM and Firecracker guests), how long an idle core polls before it halts. Each is null
- * where the kernel does not say (`sysfs` stands in for /sys in tests).
- */
+/** What holding the cores awake changes depends on how they idle; null where the kernel does not say. */
 export function idleCondition (sysfs = '/sys') {
   const read = (path) => {
     try {

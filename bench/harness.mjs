@@ -1,7 +1,5 @@
-// What npm run bench and npm run soak share: the app started as in production
-// and pinned to core 0, wrk (bench/wrk.mjs) pinned to core 1, and the
-// server's readings taken from /proc. Every process started here is stopped
-// when the importing script exits.
+// What npm run bench and npm run soak share: the app pinned to core 0, wrk to core 1, the server's readings from
+// /proc. Every process started here is stopped when the importing script exits.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readdir, readFile } from 'node:fs/promises'
@@ -16,7 +14,6 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const SERVER_CORE = '0'
 export const GENERATOR_CORE = availableParallelism() > 1 ? '1' : '0'
 
-/** The visitor of GET /: a saved theme and both client hints. */
 export const VISITOR_COOKIES = 'en_theme=dark; CH-prefers-color-scheme=dark; CH-time-zone=Europe%2FParis'
 
 const children = new Set()
@@ -26,7 +23,6 @@ export function stopAll () {
 process.on('exit', stopAll)
 process.on('SIGINT', () => process.exit(130))
 
-/** Runs a command's main(), which resolves to whether its targets were met; stops every child either way. */
 export async function runMain (name, main) {
   try {
     const met = await main()
@@ -67,7 +63,6 @@ async function waitForHealth (url, child) {
   throw new Error(`no answer from ${url} within 15 s`)
 }
 
-/** The environment the app runs with under the bench: production, quiet logs, fixed secrets, and `env`. */
 const appEnv = (port, env = {}) => ({
   ...process.env,
   NODE_ENV: 'production',
@@ -83,11 +78,7 @@ const appEnv = (port, env = {}) => ({
 
 const PROBE = join(root, 'bench', 'app-probe.mjs')
 
-/**
- * Starts the built app as production runs it (plus `env`), on its own core,
- * with the bench's probe (cacheOutcomes, cpuUsageMicros); resolves once it
- * answers its health check.
- */
+/** With the bench's probe (app-probe.mjs). */
 export async function startApp (env = {}) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -96,7 +87,6 @@ export async function startApp (env = {}) {
   return { url, child }
 }
 
-/** Starts another server (the peer) on the servers' core, with PORT and HOST; resolves once it answers its health check. */
 export async function startServer ({ script, cwd, env = {} }) {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -105,7 +95,6 @@ export async function startServer ({ script, cwd, env = {} }) {
   return { url, child }
 }
 
-/** One answer of the app's probe (bench/app-probe.mjs) to `question`, read from its `key`. */
 function askProbe (child, question, key) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.off('message', onMessage); reject(new Error(`the app's probe did not answer ${question}`)) }, 5000)
@@ -120,16 +109,15 @@ function askProbe (child, question, key) {
   })
 }
 
-/** What the render cache did for the documents the app has sent so far, by kind of address: { plain|popular|unique: { hit, miss, bypass } }. */
+/** { plain|popular|unique: { hit, miss, bypass } } */
 export const cacheOutcomes = (child) => askProbe(child, 'cache-outcomes', 'cacheOutcomes')
 
-/** A server's CPU time so far (the app's probe, or a ceiling's answer), user and system, in µs. */
+/** User and system, in µs. */
 export const cpuUsageMicros = async (child) => {
   const { user, system } = await askProbe(child, 'cpu-usage', 'cpuUsage')
   return user + system
 }
 
-/** One GET on a fresh connection: its status once the whole body is in. */
 function getOnce (url, headers = {}) {
   return new Promise((resolve) => {
     const request = httpGet(url, { agent: false, headers }, (response) => {
@@ -140,14 +128,8 @@ function getOnce (url, headers = {}) {
   })
 }
 
-/**
- * Starts the built app and times, from the moment it is spawned, until its
- * readiness probe first answers 200 (asked every millisecond), then its first
- * GET / (a visitor's document, rendered for the first time), then stops it.
- * Also the CPU time the server had spent by then, all its threads: it tells
- * a host that computes slower (both rise) from one that wakes slower (the
- * wall time alone).
- */
+/** To the first 200 from readiness (asked every ms), then the first GET /. The CPU spent by readiness tells a host
+ * that computes slower (both rise) from one that wakes slower. */
 export async function timeStartup () {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -172,7 +154,7 @@ export async function timeStartup () {
   }
 }
 
-/** CPU time of every thread of `pid` so far, in ms: the scheduler's own count (schedstat), in nanoseconds. */
+/** Every thread, from the scheduler's own count (schedstat, in ns). */
 async function cpuMs (pid) {
   const threads = await readdir(`/proc/${pid}/task`)
   const times = await Promise.all(threads.map((thread) => readFile(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').catch(() => '0')))
@@ -191,12 +173,7 @@ export async function rssMiB (pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
 }
 
-/**
- * One wrk run (bench/wrk.mjs: a route, or a mix with a pause before each
- * request) on the generator's core against the server `serverPid`: its
- * readings, plus the CPU seconds the server spent, how busy that kept its
- * core, and its CPU µs per request.
- */
+/** Plus the server's CPU over the run: how busy it kept its core, and µs per request. */
 export async function measureLoad (url, route, { connections, seconds, stopAfter, mix, delayMs }, serverPid) {
   const before = await cpuTicks(serverPid)
   const started = performance.now()
@@ -206,7 +183,7 @@ export async function measureLoad (url, route, { connections, seconds, stopAfter
   return { ...result, serverCpu: serverCpuSeconds / wallSeconds, cpuMicros: serverCpuSeconds * 1e6 / Math.max(1, result.requests) }
 }
 
-/** A stand-in OTLP/HTTP collector that reads and drops every export, for the traced variant. */
+/** Drops every OTLP export, for the traced variant. */
 export async function startOtlpSink () {
   const server = createHttpServer((request, response) => {
     request.resume()

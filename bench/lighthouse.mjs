@@ -1,7 +1,6 @@
-// npm run lighthouse: Lighthouse's four categories for every page a visitor reaches from the home page (two links
-// deep), mobile and desktop, on the production build started as the bench starts it. Lighthouse is installed into
-// bench/lighthouse/ on first use, never by the project's npm ci. It uses Chromium (CHROMIUM_PATH, else
-// /usr/bin/chromium). Exits 1 when a category of a page scores under TARGETS.lighthouseScore.
+// npm run lighthouse: every page within two links of home, mobile and desktop; exits 1 when a category scores under
+// TARGETS.lighthouseScore. Installed into bench/lighthouse/ on first use, never by the project's npm ci; Chromium
+// from CHROMIUM_PATH, else /usr/bin/chromium.
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,7 +19,6 @@ function prepare () {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: DIR, stdio: 'inherit' })
 }
 
-/** Home, and what its links reach within two clicks. */
 async function sitePages (url) {
   const pages = new Set(['/'])
   for (let depth = 0; depth < 2; depth++) {
@@ -32,7 +30,6 @@ async function sitePages (url) {
   return [...pages].sort()
 }
 
-/** One audit, as Lighthouse's CLI runs it: its categories' scores out of 100. */
 function audit (url, formFactor) {
   const args = [CLI, url, `--chrome-flags=${CHROME_FLAGS}`, '--output=json', '--output-path=stdout', '--quiet', ...(formFactor === 'desktop' ? ['--preset=desktop'] : [])]
   return new Promise((resolve, reject) => {

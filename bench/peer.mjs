@@ -1,8 +1,5 @@
-// The peer of `npm run bench -- --peers`: React Router 7 in framework mode
-// (bench/peers/react-router/), the same document, theme switch and health
-// check. Its packages come from the npm registry into its own folder on the
-// first run that asks for it, never through the project's npm ci; it is
-// built for production whenever its sources are newer than its build.
+// The peer of `npm run bench -- --peers`: React Router 7, the same document, theme switch and health check. Its
+// packages are installed on first use, never by the project's npm ci; it is built again when its sources are newer.
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readdir, stat } from 'node:fs/promises'
@@ -21,7 +18,7 @@ async function newestChange (path) {
   return Math.max(info.mtimeMs, ...await Promise.all(entries.map((entry) => newestChange(join(path, entry)))))
 }
 
-/** Installs the peer's packages when missing and builds it when stale; `npm` runs with this Node on PATH. */
+/** `npm` runs with this Node on PATH. */
 export async function preparePeer () {
   const run = (args) => execFileSync('npm', args, { cwd: PEER_DIR, stdio: 'inherit' })
   if (!existsSync(join(PEER_DIR, 'node_modules', '.bin', 'react-router'))) {
@@ -36,5 +33,4 @@ export async function preparePeer () {
   }
 }
 
-/** How the peer's production server starts: its entry, its folder, and the environment it needs. */
 export const PEER_SERVER = { script: join(PEER_DIR, 'server.js'), cwd: PEER_DIR, env: { NODE_ENV: 'production' } }

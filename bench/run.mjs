@@ -1,17 +1,6 @@
-// npm run bench: the app against its ceiling, side by side, on this machine;
-// then a streamed page's time to head and CPU, the render cache under a flood
-// of one-off addresses, the time from process start to readiness, and the
-// JavaScript a visit loads first. docs/performance.md describes the method.
-//
-//   npm run bench                   the full run (about ten minutes; thirteen with --peers)
-//   npm run bench -- --short        a few rounds of everything, to try the bench itself; not a result
-//   npm run bench -- --peers        also React Router 7 (bench/peers/react-router/), installed on first use
-//
-// Servers run pinned to core 0, wrk to core 1, so they do not fight for a
-// core, and both cores are kept out of idle (bench/cores-awake.mjs;
-// BENCH_CORES_IDLE=1 lets them idle). Rounds interleave the servers so that
-// machine noise hits each alike. Everything listens on 127.0.0.1 and is
-// stopped at the end.
+// npm run bench (about ten minutes, thirteen with --peers): the app against its ceiling, then streaming, the render
+// cache under one-off addresses, start-up and the first JavaScript. --short: a trial of the bench, not a result;
+// --peers: React Router 7 too. The method and BENCH_ONLY: docs/performance.md.
 import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -36,9 +25,8 @@ const SHORT = FLAGS.has('--short')
 const PEERS = FLAGS.has('--peers')
 const setting = (name, full, short) => Number(process.env[name] ?? (SHORT ? short : full))
 
-// Many short pairs rather than a few long ones: on a shared machine the noise
-// between two runs a second apart is as large as between runs of 3 s, so more
-// pairs in the same time narrow the median ratio. wrk counts whole seconds.
+// Many short pairs rather than a few long ones: on a shared machine, runs a second apart differ as much as runs of
+// 3 s, so more pairs narrow the median ratio. wrk counts whole seconds.
 const ROUNDS = setting('BENCH_ROUNDS', 30, 3)
 const DURATION = Math.max(1, Math.round(setting('BENCH_DURATION', 1, 1)))
 const WARMUP = SHORT ? 1 : 2
@@ -52,10 +40,7 @@ const CHROMIUM_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,i
 // The same visitor every time: served from the render cache.
 const HOME = { method: 'GET', path: '/', headers: PAGE_HEADERS, target: TARGETS.cachedPage }
 
-// Each route runs against one server: the app as npm start runs it, or a
-// variant (the same build with metrics or tracing on) measured against the
-// same ceiling. Server-Timing is on everywhere: every document carries it.
-// `peer`: React Router answers it too (--peers).
+// `server`: a variant of the same build, measured against the same ceiling; `peer`: React Router answers it too.
 const ALL_ROUTES = [
   { name: 'GET /', ...HOME, peer: true },
   // What a browser asks for: every one accepts compression, and gets the kept document compressed.
@@ -78,26 +63,15 @@ const ALL_ROUTES = [
   }
 ]
 
-/**
- * Cache pollution: 90 % of requests for a set of popular addresses nearly as
- * large as the render cache holds (about 1 700 of these documents), 10 % for
- * addresses asked for twice in a row, as an attacker would to get past
- * admission on second sighting. The popular ones must keep being served from the
- * cache; measured on the app alone, after a warm-up that asks for each
- * popular address about seven times (a document is kept from its second request,
- * and then displaces only documents asked for less: src/server/rendering/cache-admission.ts).
- */
+/** Popular addresses nearly as many as the render cache holds (about 1 700 such documents), and one-off ones asked
+ * twice, as an attacker would to pass admission; the warm-up asks each popular one about seven times, and a document
+ * kept from its second request displaces only those asked for less (src/server/rendering/cache-admission.ts). */
 const MIXED = { name: 'GET / 90 % popular, 10 % unique', path: '/', headers: PAGE_HEADERS, addresses: { kind: 'mixed', popular: 1500, uniqueShare: 0.1, uniqueAsks: 2 }, warmupRequests: 12_000, seconds: setting('BENCH_MIXED_SECONDS', 10, 2), popularHitTarget: 0.95 }
 
-/** The streaming example with data that takes a second, streamed and whole, in interleaved rounds of STREAM.seconds each. */
 const STREAM = { delayMs: 1000, rounds: setting('BENCH_STREAM_ROUNDS', 10, 2), seconds: setting('BENCH_STREAM_SECONDS', 5, 3) }
 
 const STARTS = setting('BENCH_STARTS', 10, 3)
 
-// BENCH_ONLY="GET /" (or several names, comma-separated; "start-up" for the
-// starts, "streaming" for the streamed page, "ceiling check" for the check of
-// the ceiling against bare http alone, of the routes named or of all) measures
-// only those while profiling; the full run measures all.
 const ONLY = process.env.BENCH_ONLY?.split(',')
 const CHECK_ONLY = ONLY?.includes('ceiling check') ?? false
 const NAMED = ONLY ? ALL_ROUTES.filter((route) => ONLY.includes(route.name)) : ALL_ROUTES
@@ -122,7 +96,6 @@ function rawRequest (url, { method, headers, body }) {
   })
 }
 
-/** What the app answers for each route: the ceilings replay exactly this. */
 async function captureFixtures (url) {
   const fixtures = []
   // A variant's requests are the app's own: the ceiling answers them from the same fixture.
@@ -130,9 +103,7 @@ async function captureFixtures (url) {
     const address = route.queryParameter ? `${route.path}?${route.queryParameter}=fixture` : route.path
     // wrk asks for no encoding unless the route does: then the app's compressed bytes are what the ceilings replay.
     const ask = () => rawRequest(`${url}${address}`, { method: route.method, headers: { 'accept-encoding': 'identity', ...route.headers }, body: route.body })
-    // A page asked for again is answered from the render cache from its third request on, as it is through the
-    // rounds: a kept document's bytes (its policy, its encoding) are what the ceilings replay. A new address each
-    // time is rendered each time, as its one capture was.
+    // From its third request on, a page is answered from the render cache, as through the rounds: replay those bytes.
     if (route.method === 'GET' && !route.addresses) for (let warm = 0; warm < 2; warm++) await ask()
     const response = await ask()
     const headers = {}
@@ -143,7 +114,7 @@ async function captureFixtures (url) {
   return fixtures
 }
 
-/** Whether the peer answers a route as the app does, before its figures are put beside the app's. */
+/** The peer must answer as the app does before its figures are put beside the app's. */
 async function checkPeer (url) {
   for (const route of ALL_ROUTES.filter((route) => route.peer)) {
     const address = route.queryParameter ? `${route.path}?${route.queryParameter}=check` : route.path
@@ -155,7 +126,6 @@ async function checkPeer (url) {
   }
 }
 
-/** One wrk run for a route on one server, at `connections`, for `seconds` (or until `stopAfter` responses). */
 const load = (server, route, { connections = CONNECTIONS, seconds = DURATION, stopAfter } = {}) => measureLoad(server.url, route, { connections, seconds, stopAfter }, server.pid)
 
 const round1 = (value) => Number(value.toFixed(1))
@@ -177,7 +147,6 @@ function summarize (runs) {
 
 const kib = (bytes) => Number((bytes / 1024).toFixed(1))
 
-/** Starts of the built app, one after another, before anything else runs: readiness and first page, in ms. */
 async function measureStartup () {
   const starts = []
   for (let start = 0; start < STARTS; start++) starts.push(await timeStartup())
@@ -188,14 +157,7 @@ async function measureStartup () {
   return { readyMs, medianReadyMs: rounded(readyMs), readyCpuMs, medianReadyCpuMs: rounded(readyCpuMs), firstPageMs, medianFirstPageMs: rounded(firstPageMs), targetMs: TARGETS.startupMs, status: startupStatus(readyMs, TARGETS.startupMs) }
 }
 
-/**
- * The ceiling checked against Node's own http server replaying the same
- * bytes, each at both connection counts, turn about; the median of
- * CHECK_REPEATS runs of each, in requests/s, and each server's CPU µs per
- * request at its better count, which a busy machine moves less. Fastify's
- * own reply sending the same bytes joins the turns at the bench's count: the
- * share of the ceiling that any Fastify route keeps (`reply`).
- */
+/** Against Node's http server on the same bytes; also each one's CPU µs per request, which a busy machine moves less. */
 async function checkCeiling (route, servers) {
   const readings = { ceiling: {}, bare: {}, reply: {} }
   const micros = { ceiling: {}, bare: {}, reply: {} }
@@ -220,10 +182,8 @@ async function checkCeiling (route, servers) {
   return { ceiling: readings.ceiling, bare: readings.bare, ...check, cpuMicros: { ceiling: micros.ceiling[check.ceilingConnections], bare: micros.bare[check.bareConnections] }, reply }
 }
 
-/** `names` turned `turn` places: each goes first in its turn. */
 const rotate = (names, turn) => names.map((_name, index) => names[(index + turn) % names.length])
 
-/** The time-to-head client (bench/time-to-head.mjs) on the generator's core, for one run. */
 async function timeToHead (url, { path, headers }) {
   const options = { url, path, headers, connections: TARGETS.timeToHead.connections, seconds: STREAM.seconds }
   const child = pinned(GENERATOR_CORE, [join(root, 'bench/time-to-head.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -234,15 +194,10 @@ async function timeToHead (url, { path, headers }) {
   return JSON.parse(output)
 }
 
-/**
- * The streaming example (src/screens/examples/) with data that takes STREAM.delayMs, in interleaved rounds on the
- * app as npm start runs it: streamed to a returning visitor (the client-hint cookies say its scripts run), and the
- * same page rendered whole, as a crawler gets it in one piece (docs/streaming.md). When each streamed
- * request's head arrived, and the app's CPU per request for each (process.cpuUsage, read by the probe around each run).
- */
-/** A crawler's user agent: it gets the document whole, with no head sent ahead (a first visit's `held` delivery). */
+/** A crawler gets the document whole, with no head sent ahead (docs/streaming.md). */
 const CRAWLER = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
 
+/** Interleaved rounds, streamed to a returning visitor and whole: when each head arrived, and CPU per request. */
 async function measureStreaming () {
   const { url, child } = await startApp()
   const path = `/examples/streaming?delay=${STREAM.delayMs}`
@@ -283,7 +238,6 @@ async function measureStreaming () {
   }
 }
 
-/** The pollution run: the app alone under the 90/10 mix; what the render cache did for each kind of address. */
 async function measureMixed (app) {
   await load(app, MIXED, { stopAfter: MIXED.warmupRequests, seconds: 60 })
   const before = await cacheOutcomes(app.child)
@@ -294,7 +248,7 @@ async function measureMixed (app) {
   return { rps: Math.round(run.rps), errors: run.errors, badStatus: run.badStatus, kinds, popularHitRatio: popular, uniqueHitRatio: hitRatio(kinds.unique ?? { hit: 0, miss: 0, bypass: 0 }), target: MIXED.popularHitTarget, met }
 }
 
-/** The servers of one route, the first of them turning with the round so each goes first as often. */
+/** Each server goes first as often. */
 function turnOrder (route, round) {
   const names = ['app', 'ceiling', ...(PEERS && route.peer ? ['peer'] : [])]
   const first = round % names.length
@@ -531,7 +485,6 @@ function printTable (routes, ceilingChecks, memory, memoryHeldFlat, client, star
   console.log(`\nverdict: ${verdictWords[verdict]}${SHORT ? ' (a short run: a trial of the bench, not a result)' : ''}`)
 }
 
-/** Each route's check: requests/s at both counts, the share, and the CPU µs per request of each server at its better count. */
 function printCeilingChecks (ceilingChecks) {
   const rows = [['ceiling check', ...CHECK_CONNECTIONS.map((count) => `ceiling @${count}`), ...CHECK_CONNECTIONS.map((count) => `bare http @${count}`), 'ceiling ÷ bare', `≥ ${CEILING_SHARE_OF_BARE * 100}%`, 'CPU µs/request, ceiling / bare', `Fastify reply @${CONNECTIONS}`, '÷ ceiling']]
   for (const [name, check] of Object.entries(ceilingChecks)) {
@@ -554,7 +507,7 @@ function printStreamingAndStartup (streaming, startup) {
   }
 }
 
-/** The cores held out of idle for the run, unless BENCH_CORES_IDLE=1; says which, since it moves every ratio. */
+/** Prints whether the cores are held, since it moves every ratio. */
 function coresForRun () {
   const cores = process.env.BENCH_CORES_IDLE === '1' ? { held: false, why: 'BENCH_CORES_IDLE=1' } : holdCoresAwake()
   const why = cores.why ?? `${cores.device} could not be written: ${cores.reason}`

@@ -1,21 +1,7 @@
-// npm run soak: the app under steady, moderate, mixed traffic for ten minutes
-// (SOAK_MINUTES to change; SOAK_MINUTE_SECONDS shortens each "minute" to try
-// the soak itself), to catch what a short bench cannot: memory that
-// creeps up, latency that drifts, errors that only come with time.
-//
-// The app runs as in production, pinned to core 0; wrk runs on core 1 at a
-// moderate rate (about SOAK_RATE requests per second, well below what the app
-// can serve: each connection pauses before each request) so latency measures
-// the app rather than a queue. A warm-up
-// minute comes first and is left out of the verdict: V8 grows its heap and
-// compiles the hot paths then.
-//
-// Flat means, comparing the last minute with the first after the warm-up:
-//   resident memory grew by at most 10% or 8 MiB, whichever is larger;
-//   p99 latency grew by at most 25% or 5 ms, whichever is larger (at a few
-//   milliseconds a smaller band is within the noise of a shared machine);
-// and no minute had a connection error, a timeout or an unexpected status.
-// The script exits 1 when any of these fails.
+// npm run soak (docs/performance.md, Soak); SOAK_MINUTE_SECONDS shortens each "minute", to try the soak itself.
+// The rate stays well below what the app can serve, so latency measures the app rather than a queue. The warm-up
+// minute, while V8 grows its heap and compiles, is left out: the last minute is held to the first after it, within
+// MEMORY_BAND and P99_BAND, with no errors or unexpected statuses, or the script exits 1.
 import { execFileSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { manifestPath } from '../build/paths.mjs'
@@ -27,6 +13,7 @@ const RATE = positiveInteger('SOAK_RATE', 200)
 const CONNECTIONS = 10
 const MINUTE_SECONDS = Number(process.env.SOAK_MINUTE_SECONDS ?? 60)
 const MEMORY_BAND = { ratio: 0.1, mib: 8 }
+// At a few milliseconds, a narrower band is within the noise of a shared machine.
 const P99_BAND = { ratio: 0.25, ms: 5 }
 
 function positiveInteger (name, fallback) {
@@ -36,7 +23,6 @@ function positiveInteger (name, fallback) {
   process.exit(1)
 }
 
-/** One visit's worth of traffic, in the order each connection cycles through it, with the status each must get. */
 function mix (url, assetPath) {
   return [
     { name: 'GET /', status: 200, method: 'GET', path: '/', headers: { cookie: VISITOR_COOKIES, accept: 'text/html', 'accept-encoding': 'br, gzip' } },
@@ -55,7 +41,6 @@ function mix (url, assetPath) {
   ]
 }
 
-/** Each request of the mix answered as expected once, before the soak counts on it. */
 async function preflight (url, requests) {
   for (const request of requests) {
     const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' })
@@ -64,7 +49,7 @@ async function preflight (url, requests) {
   }
 }
 
-/** Each connection's pause before each request, for about RATE requests/s in all (a response's own time comes on top). */
+/** A response's own time comes on top. */
 const DELAY_MS = Math.max(1, Math.round(CONNECTIONS * 1000 / RATE))
 
 async function minute (label, url, requests, pid, seconds) {

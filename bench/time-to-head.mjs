@@ -1,11 +1,6 @@
-// Time to head under load: `connections` keep-alive connections, each asking
-// for the page again as soon as the last answer ended, for `seconds`. For
-// every request it notes when `</head>` arrived (what a browser needs to
-// start fetching the stylesheet and scripts) and when the document ended.
-// wrk times whole responses only, hence this client; a page whose data takes
-// a second serves each connection about once a second, well within what one
-// Node process measures without queueing of its own. Run pinned to the
-// generator's core; prints one line of JSON.
+// When `</head>` arrives under load, which a browser needs to start fetching the stylesheet and scripts: wrk times
+// whole responses only. At about one answer a second per connection, one Node process measures without queueing of
+// its own. Prints one line of JSON.
 //   node bench/time-to-head.mjs '{"url":…,"path":…,"headers":{…},"connections":50,"seconds":5}'
 import { Agent, request } from 'node:http'
 
@@ -13,7 +8,6 @@ const { url, path, headers = {}, connections, seconds } = JSON.parse(process.arg
 const agent = new Agent({ keepAlive: true, maxSockets: connections })
 const HEAD_END = '</head>'
 
-/** One request: ms to `</head>` and to the end, and the status; a failure as { error }. */
 function timeOne () {
   return new Promise((resolve) => {
     const started = performance.now()

@@ -1,7 +1,5 @@
-// The bench's load generator: wrk (Debian's package), one thread on its own
-// core, driven by bench/wrk-route.lua. wrk is written in C around epoll: on
-// the 2-core machine it drives a bare Node server about a third harder than
-// autocannon did, so the ceiling, not the generator, is what runs out.
+// The load generator, driven by bench/wrk-route.lua. On the 2-core machine wrk drives a bare Node server about a
+// third harder than autocannon did, so the ceiling, not the generator, is what runs out.
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +17,6 @@ const found = (command) => {
   }
 }
 
-/** Installs Debian's wrk when it is missing, as .ci/run does for Chromium; says so when it cannot. */
 export function ensureWrk () {
   if (found('wrk')) return
   if (!found('apt-get')) throw new Error('the bench drives its load with wrk: install it (Debian and Ubuntu: apt-get install wrk; macOS: brew install wrk)')
@@ -34,7 +31,6 @@ let runs = 0
 
 const headerLines = (headers = {}) => Object.entries(headers).map(([name, value]) => `${name}: ${value}\n`).join('')
 
-/** A mix of requests ({ method, path, headers, body }) as the script reads it: one set of variables per request. */
 function mixEnv (mix) {
   const env = { BENCH_MIX_COUNT: String(mix.length), BENCH_COUNT_STATUSES: '1' }
   mix.forEach((request, index) => {
@@ -45,7 +41,6 @@ function mixEnv (mix) {
   return env
 }
 
-/** The variables bench/wrk-route.lua reads for one run. */
 function scriptEnv ({ route, mix, stopAfter, delayMs }) {
   if (mix) return { ...process.env, ...mixEnv(mix), ...(delayMs ? { BENCH_DELAY_MS: String(delayMs) } : {}) }
   return {
@@ -68,15 +63,8 @@ function scriptEnv ({ route, mix, stopAfter, delayMs }) {
   }
 }
 
-/**
- * One wrk run against `url`, pinned to `core`, for `seconds` or until
- * `stopAfter` responses: of `route` (method, path, headers, body, addresses),
- * or of a `mix` of requests each connection cycles through, pausing
- * `delayMs` before each. Resolves to requests/s, latency percentiles and
- * maximum in ms, errors (connection errors and timeouts), bad statuses (4xx
- * and 5xx, as wrk counts them), the count of each status (a mix, or
- * stopAfter) and how busy wrk kept its core.
- */
+/** Of `route`, or of a `mix` each connection cycles through, pausing `delayMs` before each request. `errors`:
+ * connection errors and timeouts; `badStatus`: 4xx and 5xx, as wrk counts them. */
 export async function runWrk ({ url, route, mix, connections, seconds, stopAfter, delayMs, core }) {
   const target = mix ? `${url}/` : `${url}${route.path}`
   const args = ['-c', core, 'wrk', '-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '5s', '-s', SCRIPT, target]
