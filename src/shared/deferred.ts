@@ -4,6 +4,7 @@ import { serializeForScript } from './serialize.js'
 
 export type DeferredOutcome<Value = unknown> = { ok: true, value: Value } | { ok: false, message: string }
 
+/** Thrown (or rejected with) by a loader's deferred work: its message is shown to the visitor as it is. */
 export class DeferredError extends Error {
   constructor (message: string, options?: ErrorOptions) {
     super(message, options)

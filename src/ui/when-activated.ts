@@ -8,6 +8,7 @@ declare global {
   }
 }
 
+/** Runs `task` now on a page the visitor sees, or once a prerendered page is shown; the returned function cancels it. */
 export function whenActivated (task: () => void): () => void {
   if (!document.prerendering) {
     task()

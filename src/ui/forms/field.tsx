@@ -9,6 +9,7 @@ export interface FieldProps extends ControlAttributes {
   name: string
   label: ReactNode
   hint?: ReactNode
+  /** `textarea` and `select` for those elements; otherwise the input's type. */
   type?: InputType | 'textarea' | 'select'
   options?: ReadonlyArray<{ value: string, label: string }>
   rows?: number

@@ -88,6 +88,7 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
   )
 }
 
+/** Marked busy while a background submission is on its way, and not pressed twice. */
 export function SubmitButton ({ children, pendingLabel = 'Sending…' }: { children: ReactNode, pendingLabel?: string }) {
   const { pending } = useFormContext('SubmitButton')
   return (
