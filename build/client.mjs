@@ -49,6 +49,10 @@ export const clientOptions = {
 /** Mangles the names esbuild leaves long once it joins modules; no compress passes: larger gzip (first-javascript.md). */
 const TERSER_OPTIONS = { module: true, compress: false, format: { comments: false } }
 
+/**
+ * @param {import('esbuild').Metafile} metafile
+ * @returns {Promise<import('esbuild').Metafile>} the same, with the scripts' new sizes
+ */
 async function minifyScripts (metafile) {
   const outputs = { ...metafile.outputs }
   await Promise.all(Object.keys(outputs).filter((output) => output.endsWith('.js')).map(async (output) => {

@@ -4,7 +4,13 @@ import * as esbuild from 'esbuild'
 import { initialOutputs } from './manifest.mjs'
 import { root } from './paths.mjs'
 
-/** The shell as one file: what the entry shares with later chunks compresses better in it (first-javascript.md). */
+/**
+ * The shell as one file: what the entry shares with later chunks compresses better in it (first-javascript.md).
+ * The entry must not await at its top level: a page chunk it awaited would wait for the entry in turn.
+ * @param {import('esbuild').Metafile} metafile the first pass's
+ * @param {Pick<import('esbuild').BuildOptions, 'target' | 'sourcemap'>} options the first pass's
+ * @returns {Promise<import('esbuild').Metafile>} the metafile of the folded output
+ */
 export async function foldIntoEntry (metafile, { target, sourcemap }, entryPoint = 'src/client/entry.tsx') {
   const [entry = '', ...folded] = initialOutputs(metafile, entryPoint)
   if (folded.length === 0) return metafile

@@ -50,6 +50,10 @@ export function deferredOutputs (metafile, entryPoint = ENTRY) {
   return withStaticImports(metafile, chunk).filter((file) => !shell.has(file))
 }
 
+/**
+ * @param {Record<string, string>} screens the view's source module by screen id (screenModules)
+ * @param {string} clientDir the folder the server serves them from: the production build's, or npm run dev's
+ */
 export function manifestFrom (metafile, screens, clientDir) {
   const toUrl = (file) => '/' + relative(clientDir, join(root, file)).split('\\').join('/')
   const styles = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === STYLES)
