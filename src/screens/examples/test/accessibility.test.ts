@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import type { Theme } from '../../../shared/theme.js'
 import { assertAccessible } from '../../../../test/helpers/axe.js'
-import { launchBrowser, visit, waitForHydration, type WatchedPage } from '../../../../test/helpers/browser.js'
+import { failedToLoad, launchBrowser, visit, waitForHydration, type WatchedPage } from '../../../../test/helpers/browser.js'
 import { listen } from '../../../../test/helpers/server.js'
 
 /**
@@ -27,12 +27,10 @@ async function refuseEmptyForm (_t: Test, watched: WatchedPage): Promise<void> {
 }
 
 /** What Chromium logs for a response that is not a 2xx (here the form's answer in the background). */
-const statusLine = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
-
 const EXAMPLES: AuditedExample[] = [
   { name: 'the list of examples', path: '/examples', shows: 'A sign-up form' },
   { name: 'the sign-up form', path: '/examples/form', shows: 'I agree to the terms' },
-  { name: 'the sign-up form with its messages', path: '/examples/form', shows: 'Tick the box to agree to the terms', then: refuseEmptyForm, consoleError: statusLine(422, 'Unprocessable Entity') },
+  { name: 'the sign-up form with its messages', path: '/examples/form', shows: 'Tick the box to agree to the terms', then: refuseEmptyForm, consoleError: failedToLoad(422, 'Unprocessable Entity') },
   { name: 'the streamed page, its slow part come', path: '/examples/streaming?delay=0', shows: 'Loaded after 0 ms' },
   { name: 'the streamed page, its slow part failed', path: '/examples/streaming?delay=0&fail=1', shows: 'could not be loaded' },
   { name: 'the local time', path: '/examples/time', shows: 'in UTC' }

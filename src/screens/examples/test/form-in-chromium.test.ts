@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { launchBrowser, visit } from '../../../../test/helpers/browser.js'
+import { failedToLoad, launchBrowser, visit } from '../../../../test/helpers/browser.js'
 import { controlValues, fieldMessages } from '../../../../test/helpers/contact-form.js'
 import { listen } from '../../../../test/helpers/server.js'
 
@@ -21,8 +21,6 @@ const WRONG_MESSAGES = {
   agree: 'Tick the box to agree to the terms'
 }
 const VALID = { name: 'Ada', email: 'ada@example.com', password: 'correct horse', age: '36', agree: true }
-const statusLine = (status: number, reason: string) => `console.error: Failed to load resource: the server responded with a status of ${status} (${reason})`
-
 async function fill (page: Page, answers: Record<string, string | boolean>) {
   for (const [name, answer] of Object.entries(answers)) {
     if (typeof answer === 'boolean') await page.setChecked(`[name="${name}"]`, answer)
@@ -63,7 +61,7 @@ t.test('the sign-up example, with JavaScript and without', async (t) => {
       const toast = page.locator(javaScript ? '[data-sonner-toast]' : '.flash-toast', { hasText: 'Welcome, Ada.' })
       await toast.waitFor({ state: 'visible' })
       t.same(await controlValues(page, FIELDS), { name: '', email: '', password: '', age: '', agree: false }, 'an empty form')
-      t.same(problems.filter((problem) => problem !== statusLine(422, 'Unprocessable Entity')), [], 'no console error or warning')
+      t.same(problems.filter((problem) => problem !== failedToLoad(422, 'Unprocessable Entity')), [], 'no console error or warning')
     })
   }
 })
