@@ -1,4 +1,5 @@
 import type { PageData, PageState } from '../../shared/page-data.js'
+import { SEND_INSTEAD } from '../../shared/survives-json.js'
 
 // Page data is hydrated from JSON (types: src/shared/survives-json.ts). JSON's own failures (a BigInt, a cycle) are
 // named for the screen at no cost; what it changes silently (a Date, a Map) takes a walk, paid outside production only.
@@ -30,15 +31,15 @@ function jsonLoss (value: unknown, path: string, ancestors: Set<object>): string
   switch (typeof value) {
     case 'string': case 'boolean': case 'undefined': return null
     case 'number': return Number.isFinite(value) ? null : `${path} is ${value}, which arrives as null`
-    case 'bigint': return `${path} is a bigint, which JSON cannot carry: send it as a string`
+    case 'bigint': return `${path} is a bigint, which JSON cannot carry: ${SEND_INSTEAD.bigint}`
     case 'symbol': case 'function': return `${path} is a ${typeof value}, which JSON drops`
   }
   if (value === null) return null
   const object = value as object
   if (ancestors.has(object)) return `${path} refers back to an object that holds it: JSON cannot carry a cycle`
-  if (object instanceof Date) return `${path} is a Date, which arrives as a string: send date.toISOString(), and make a Date where it is shown`
-  if (object instanceof Map) return `${path} is a Map, which arrives as {}: send Object.fromEntries(map) or [...map]`
-  if (object instanceof Set) return `${path} is a Set, which arrives as {}: send [...set]`
+  if (object instanceof Date) return `${path} is a Date, which arrives as a string: ${SEND_INSTEAD.date}`
+  if (object instanceof Map) return `${path} is a Map, which arrives as {}: ${SEND_INSTEAD.map}`
+  if (object instanceof Set) return `${path} is a Set, which arrives as {}: ${SEND_INSTEAD.set}`
   if (typeof (object as { then?: unknown }).then === 'function') return `${path} is a promise below the top level of the data, which arrives as {}: only the top level's are deferred (docs/streaming.md)`
   const prototype: unknown = Object.getPrototypeOf(object)
   const isArray = Array.isArray(object)
