@@ -71,6 +71,9 @@ export type Env = Omit<RawEnv, 'SESSION_SECRET' | 'HONEYPOT_SECRET' | 'TRUST_PRO
 }
 
 const SECRETS = ['SESSION_SECRET', 'HONEYPOT_SECRET'] as const
+// Their patterns let through what `new URL` throws on at start-up (a port past 65535, a broken IPv6 address): the CSP and
+// the exporter parse them, so a stack trace would stand in for the line naming the variable.
+const URLS: readonly string[] = ['OPENREPLAY_INGEST_POINT', 'OTEL_EXPORTER_OTLP_ENDPOINT']
 
 export class EnvError extends Error {
   constructor (readonly problems: string[]) {
@@ -99,7 +102,8 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
     // Conversion truncates "80.5" to 80: a whole number must be written as one.
     const given = source[name]
     const notWhole = schema.type === 'integer' && given !== undefined && given !== '' && !/^\d+$/.test(given)
-    if (candidate[name] === undefined || (!notWhole && Value.Check(schema, candidate[name]))) continue
+    const notUrl = URLS.includes(name) && typeof candidate[name] === 'string' && !URL.canParse(candidate[name])
+    if (candidate[name] === undefined || (!notWhole && !notUrl && Value.Check(schema, candidate[name]))) continue
     reported.add(name)
     problems.push(invalid(name, given, schema.description ?? 'a valid value'))
   }

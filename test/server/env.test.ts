@@ -129,6 +129,8 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['OPENREPLAY_INGEST_POINT', 'https://x/"', /an http\(s\) URL/],
     ['OPENREPLAY_INGEST_POINT', 'https://x\tscript-src', /an http\(s\) URL/],
     ['OPENREPLAY_INGEST_POINT', 'https://', /an http\(s\) URL/],
+    // Past the pattern, but `new URL` throws on it: start-up stopped with a stack trace (security.ts, its CSP).
+    ['OPENREPLAY_INGEST_POINT', 'https://ingest.example:99999', /an http\(s\) URL/],
     ['SERVE_SOURCE_MAPS', 'yes', /"true" or "false"/],
     ['LOG_PRETTY', 'yes', /"true" or "false"/],
     ['OPENREPLAY_PROJECT_KEY', 'has spaces', /letters, digits, "-" and "_"/],
@@ -150,6 +152,10 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'otel-collector:4318', /the http\(s\) URL of an OTLP\/HTTP collector/],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://otel-collector:4317', /the http\(s\) URL of an OTLP\/HTTP collector/],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector /v1', /the http\(s\) URL/],
+    // Past the pattern, but the exporter's URL parse throws: start-up stopped with a stack trace.
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://otel-collector:99999', /the http\(s\) URL/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://[::1', /the http\(s\) URL/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://:4318', /the http\(s\) URL/],
     ['OTEL_SERVICE_NAME', 'agent stack', /letters, digits, "\.", "-" and "_"/]
   ]
   for (const [name, value, accepts] of cases) {
