@@ -13,7 +13,8 @@ const SECRET_LENGTH = { min: 32, max: 4096 }
 /** Newest first: the first signs and encrypts, every one verifies and decrypts, so a secret can be rotated without a cut. */
 const SecretList = Type.String({ minLength: 1, maxLength: 16 * SECRET_LENGTH.max, description: SECRET_ACCEPTS })
 
-const Host = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', default: '127.0.0.1', description: 'a host name or IP address' })
+// No brackets: listen() takes `::1`, and looks `[::1]` up as a host name, failing after the checks passed.
+const Host = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:-]+$', default: '127.0.0.1', description: 'a host name or IP address (IPv6 without brackets, such as ::)' })
 
 /** Every variable the server reads; `description` is what an operator is told it accepts. */
 export const EnvSchema = Type.Object({

@@ -135,6 +135,9 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['LOG_PRETTY', 'yes', /"true" or "false"/],
     ['OPENREPLAY_PROJECT_KEY', 'has spaces', /letters, digits, "-" and "_"/],
     ['HOST', 'my host name', /a host name or IP address/],
+    // Passed the check, then listen() looked it up as a host name: a fatal log line that named no variable.
+    ['HOST', '[::1]', /IPv6 without brackets/],
+    ['METRICS_HOST', '[::]', /IPv6 without brackets/],
     ['TRUST_PROXY', 'yes', /"false", "true", a number of proxy hops from 1 to 10, or a comma-separated list of proxy IP addresses and CIDR ranges/],
     ['TRUST_PROXY', '0', /a number of proxy hops from 1 to 10/],
     ['TRUST_PROXY', '11', /a number of proxy hops from 1 to 10/],
