@@ -50,15 +50,18 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
     await tracing?.shutdown().catch((error: unknown) => app.log.warn({ err: error }, 'the last spans could not be exported'))
   })
 
+  // Which settings the failed listen came from: the error names only an address, and both listeners log one.
+  let settings = 'HOST and PORT'
   try {
     await app.listen({ port: env.PORT, host: env.HOST })
     if (app.metrics && env.METRICS_PORT !== undefined) {
+      settings = 'METRICS_HOST and METRICS_PORT'
       metricsListener = await listenForMetrics(app.metrics.registry, { port: env.METRICS_PORT, host: env.METRICS_HOST }, app.log)
     }
     // Which Node serves: the image's and the one npm scripts run (node_modules/.bin/node) are set apart.
     app.log.info({ node: process.versions.node }, 'ready')
   } catch (error) {
-    app.log.fatal({ err: error }, 'could not start listening')
+    app.log.fatal({ err: error }, `could not start listening at ${settings}`)
     process.exit(1)
   }
 }

@@ -90,7 +90,7 @@ t.test('with METRICS_PORT the metrics are served on their own listener at METRIC
   t.equal(server.stderr(), '')
 })
 
-t.test('a metrics port already taken stops start-up with a fatal line', async (t) => {
+t.test('a port already taken stops start-up with a fatal line naming the variables it came from', async (t) => {
   const taken = createServer()
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
   t.teardown(() => taken.close())
@@ -98,5 +98,10 @@ t.test('a metrics port already taken stops start-up with a fatal line', async (t
   const server = startServer(t, { ...SECRETS, NODE_ENV: 'test', PORT: String(await freePort()), METRICS_PORT: String(port) })
   const { code } = await server.exited
   t.equal(code, 1)
-  t.ok(server.logs().some((line) => line.level === 60 && line.msg === 'could not start listening'), 'says why')
+  t.ok(server.logs().some((line) => line.level === 60 && line.msg === 'could not start listening at METRICS_HOST and METRICS_PORT'), 'says why, and which setting')
+
+  // The public listener's failure names its own settings, not the metrics'.
+  const publicTaken = startServer(t, { ...SECRETS, NODE_ENV: 'test', PORT: String(port), METRICS_PORT: String(await freePort()) })
+  t.equal((await publicTaken.exited).code, 1)
+  t.ok(publicTaken.logs().some((line) => line.level === 60 && line.msg === 'could not start listening at HOST and PORT'))
 })
