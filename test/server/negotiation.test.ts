@@ -17,7 +17,11 @@ t.test('one rule: JSON only for a client whose Accept prefers it to HTML', async
     ['text/html;q=0.5, application/json', true],
     ['application/json;q=0.1, text/html', false],
     ['text/plain', false],
-    ['application/xml', false]
+    ['application/xml', false],
+    // A JSON client's Accept as some libraries write it: it got the HTML page.
+    ['application/json; charset=utf-8', true],
+    ['Application/JSON', true],
+    ['application/json; charset=iso-8859-1', false]
   ]
   for (const [accept, json] of cases) t.equal(wantsJson(asking(accept)), json, `Accept: ${accept ?? '(none)'}`)
   for (const [accept, json] of cases) t.equal(wantsJson(asking(accept)), json, `the same answer the second time: ${accept ?? '(none)'}`)

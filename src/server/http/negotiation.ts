@@ -2,15 +2,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import Negotiator from 'negotiator'
 import { boundedMemo } from '../../shared/bounded-memo.js'
 
-const OFFERED = ['text/html', 'application/json']
+// With the charset our JSON is sent in: Negotiator matches an Accept's parameters against the offer's, so a client
+// asking for `application/json; charset=utf-8` got the HTML page.
+const JSON_OFFER = 'application/json; charset=utf-8'
+const OFFERED = ['text/html', JSON_OFFER]
 
 // A browser's Accept is costly to parse and the same every time (docs/performance.md); longer ones are never kept.
-const prefersJson = boundedMemo(256, (accept) => new Negotiator({ headers: { accept } }).mediaType(OFFERED) === 'application/json', 512)
+const prefersJson = boundedMemo(256, (accept) => new Negotiator({ headers: { accept } }).mediaType(OFFERED) === JSON_OFFER, 512)
 
 /** JSON only when Accept prefers it to text/html (RFC 9110 §12.5.1): `*∕*` and no Accept get the page. */
 export function wantsJson (request: FastifyRequest): boolean {
   const accept = request.headers.accept
-  if (accept === undefined || !accept.includes('application/')) return false
+  // Media types are case-insensitive (RFC 9110 §8.3.1), as Negotiator reads them.
+  if (accept === undefined || !/application\//i.test(accept)) return false
   return prefersJson(accept)
 }
 
