@@ -3,15 +3,15 @@ import t, { type Test } from 'tap'
 import type { Theme } from '../../src/shared/theme.js'
 import { assertAccessible } from '../helpers/axe.js'
 import { launchBrowser } from '../helpers/browser.js'
-import { fill, listenContact, openContact, openContactUnhydrated, SEND, summaryText } from '../helpers/contact-form.js'
+import { fill, listenContact, openContact, openContactUnhydrated, send, SEND, summaryText } from '../helpers/contact-form.js'
 import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
 import { VALID_ANSWERS, WRONG_ANSWERS } from '../fixtures/contact-form/contact.server.js'
 
 /**
  * The form kit as assistive technology and system settings meet it: axe on
  * the contact form showing its messages, in both themes, with JavaScript and
- * without; the submit button while a form is on its way; forced colours and
- * reduced motion.
+ * without; where a link of the summary leads; the submit button while a form
+ * is on its way; forced colours and reduced motion.
  */
 
 t.test('the form kit, for everyone', async (t) => {
@@ -38,6 +38,29 @@ t.test('the form kit, for everyone', async (t) => {
       await summaryText(page)
       t.equal(await page.evaluate(() => document.documentElement.className), theme, `painted ${theme}`)
       await assertAccessible(t, page)
+    })
+  }
+
+  for (const javaScript of [true, false]) {
+    // The browser scrolls a link's target, the control, to the top of the window: what says which field it is and
+    // what is wrong sits above it.
+    await t.test(`a link of the summary shows its field whole, label and message above the control, ${javaScript ? 'with' : 'without'} JavaScript`, async (t) => {
+      const { page } = javaScript ? await openContact(t, browser, url!, true) : await openContactUnhydrated(t, browser, url!, 'light')
+      await page.setViewportSize({ width: 800, height: 480 })
+      await fill(page, WRONG_ANSWERS)
+      await send(page, javaScript)
+      await summaryText(page)
+      const links = page.locator('.form-summary a')
+      const count = await links.count()
+      t.ok(count > 1, 'a link for each wrong field')
+      for (let index = 0; index < count; index++) {
+        await links.nth(index).click()
+        const shown = await page.evaluate(() => {
+          const control = document.activeElement as HTMLInputElement
+          return { name: control.name, top: Math.round(control.closest('.field')!.getBoundingClientRect().top) }
+        })
+        t.ok(shown.top >= 0, `${shown.name}: the field starts in the window (${shown.top}px)`)
+      }
     })
   }
 
