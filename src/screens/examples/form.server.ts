@@ -4,7 +4,9 @@ import { defineAction } from '../../server/screens/index.js'
 /** The sign-up form's fields: the schema checks them, types `values` and writes the messages a visitor reads. */
 export const SignUpSchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 80, errorMessage: { required: 'Enter your name', minLength: 'Enter your name', maxLength: 'Use at most 80 characters for your name' } }),
-  email: Type.String({ format: 'email', maxLength: 254 }),
+  // A message of its own when empty: the summary lists it away from the field, where "This field is required." names
+  // none. A wrong address keeps the format's default, which shows an example.
+  email: Type.String({ format: 'email', maxLength: 254, errorMessage: { required: 'Enter your email address' } }),
   // writeOnly: never sent back to the page, whatever else is refused.
   password: Type.String({ minLength: 8, maxLength: 200, writeOnly: true, errorMessage: { required: 'Choose a password', minLength: 'Use at least 8 characters for your password' } }),
   age: Type.Optional(Type.Integer({ minimum: 0, maximum: 150, errorMessage: 'Enter your age as a whole number of years' })),

@@ -68,7 +68,7 @@ t.test('wrong answers: 422, a message by each field, the answers kept but never 
   t.match(refused.body, `value="${WRONG.email}"`, 'the field is filled in again without JavaScript')
 
   const empty = await send({})
-  t.same(pageData(empty.body).page.form?.errors, { name: 'Enter your name', email: 'This field is required.', password: 'Choose a password', agree: WRONG_MESSAGES.agree }, 'the required fields, not the optional age')
+  t.same(pageData(empty.body).page.form?.errors, { name: 'Enter your name', email: 'Enter your email address', password: 'Choose a password', agree: WRONG_MESSAGES.agree }, 'the required fields, not the optional age')
 
   const json = await send(WRONG, { accept: 'application/json' })
   t.equal(json.statusCode, 422, 'with JavaScript, the same refusal as JSON')
