@@ -25,6 +25,10 @@ t.test('a screen written wrong stops start-up with its id named', async (t) => {
   await t.rejects(loadScreens({ one: screen(view), two: screen(view) }), /the screens "one" and "two" have the same path, \/one/)
   await t.rejects(loadScreens({ odd: screen({ ...view, path: 'one' }) }), /the screen "odd": its path "one" must begin with \//)
   await t.rejects(loadScreens({ odd: screen({ component: view.component }, { action: { schema: {}, handle () {} } }) }), /has no path/, 'a form needs an address')
+  // A package that reads `window` as it is imported: Node's own error names only the package.
+  const browserOnly = async () => { throw new ReferenceError('window is not defined') }
+  await t.rejects(loadScreens({ odd: { view: browserOnly } }), /the screen "odd": its view could not be imported \(the server renders a view too: .*`useEffect`\): window is not defined/)
+  await t.rejects(loadScreens({ odd: { view: async () => ({ default: view }), server: browserOnly } }), /the screen "odd": its server module could not be imported: window is not defined/)
 })
 
 t.test('a loader that answers itself returns the reply: a redirect, with no page rendered', async (t) => {

@@ -27,12 +27,12 @@ export interface LoadedScreens {
 // with its id named, not a visitor's request.
 export async function loadScreens (registry: ScreenRegistry): Promise<LoadedScreens> {
   const loaded = await Promise.all(Object.entries(registry).map(async ([id, entry]) => {
-    const view = await loadScreen(entry)
+    const view = await imported(id, 'view', () => loadScreen(entry))
     const component = (view as Partial<ScreenView> | undefined)?.component
     if (typeof component !== 'function' && (typeof component !== 'object' || component === null)) {
       throw new TypeError(`the screen "${id}": its view must \`export default defineScreen({ component, … })\``)
     }
-    const server = entry.server ? await entry.server() as ServerModule : {}
+    const server = entry.server ? await imported(id, 'server module', entry.server) as ServerModule : {}
     if (entry.server && server.loader === undefined && server.action === undefined) {
       throw new TypeError(`the screen "${id}": its server module exports neither \`loader\` nor \`action\``)
     }
@@ -55,6 +55,19 @@ export async function loadScreens (registry: ScreenRegistry): Promise<LoadedScre
     screens: loaded.map(({ id, view }) => ({ id, view })),
     loaders: new Map(loaded.flatMap(({ id, server }) => server.loader ? [[id, server.loader as PageLoader]] : [])),
     forms: loaded.flatMap(({ id, view, server }) => server.action ? [actionRoute(id, view, server.action)] : [])
+  }
+}
+
+/**
+ * A module that throws as Node imports it (a package that reads `window` or `document` at its top level) would
+ * otherwise stop start-up with a stack naming only that package, not the screen that imports it.
+ */
+async function imported<Module> (id: string, part: 'view' | 'server module', load: () => Promise<Module>): Promise<Module> {
+  try {
+    return await load()
+  } catch (error) {
+    const hint = part === 'view' ? ' (the server renders a view too: a browser-only package is imported with `import()` in a `useEffect`)' : ''
+    throw new Error(`the screen "${id}": its ${part} could not be imported${hint}: ${String((error as Error)?.message ?? error)}`, { cause: error })
   }
 }
 
