@@ -40,7 +40,8 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, answer:
 
 function errorPage ({ status, message }: Answer): PageState {
   const { title } = statusWords(status)
-  if (status === 404) return { id: SYSTEM_SCREENS.notFound, status, data: { title } }
+  // The message too: a loader's `clientError('NOT_FOUND', 'This note was deleted.')` reaches a browser, not only a script.
+  if (status === 404) return { id: SYSTEM_SCREENS.notFound, status, data: { title, message } }
   if (status >= 500) return { id: SYSTEM_SCREENS.serverError, status, data: { title } }
   return { id: SYSTEM_SCREENS.clientError, status, data: { title, message } }
 }

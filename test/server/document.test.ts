@@ -228,7 +228,7 @@ t.test('an unknown path gets the 404 document in the same shell', async (t) => {
   t.match(response.body, /<h1>Page not found<\/h1>/)
   const { script, __PAGE_DATA__ } = bootstrap(response.body)
   t.equal(script.nonce, cspNonce(response))
-  t.same(__PAGE_DATA__.page, { id: 'notFound', status: 404, data: { title: 'Page not found' } })
+  t.same(__PAGE_DATA__.page, { id: 'notFound', status: 404, data: { title: 'Page not found', message: 'There is nothing at this address.' } })
 })
 
 t.test('an unknown path asked for as JSON gets a JSON 404; without a preference, the page', async (t) => {

@@ -1,6 +1,7 @@
 import { createElement } from 'react'
 import t from 'tap'
 import * as SCREENS from '../../src/screens/index.js'
+import { clientError } from '../../src/server/errors.js'
 import { defineLoader } from '../../src/server/screens/index.js'
 import { loadScreens } from '../../src/server/screens/load-screens.js'
 import { build, pageData } from '../helpers/app.js'
@@ -45,4 +46,17 @@ t.test('a loader that answers itself returns the reply: a redirect, with no page
   const page = await app.inject({ url: '/account', headers: { accept: 'text/html' }, cookies: { session: 'x' } })
   t.equal(page.statusCode, 200)
   t.same(pageData(page.body).page.data, { name: 'Ada' })
+})
+
+t.test('a loader\'s not-found message reaches a browser as it reaches a script', async (t) => {
+  const note = defineLoader<{ id: string }>(() => { throw clientError('NOT_FOUND', 'This note was deleted.') })
+  const { app } = await build(t, { screens: { note: screen({ path: '/notes/:id', component: () => null }, { loader: note }) } })
+  const page = await app.inject({ url: '/notes/7', headers: { accept: 'text/html' } })
+  t.equal(page.statusCode, 404)
+  t.match(page.body, /<h1>Page not found<\/h1><p>This note was deleted\./, 'the not-found page, in the loader\'s words')
+  t.same(pageData(page.body).page.data, { title: 'Page not found', message: 'This note was deleted.' })
+  const json = await app.inject({ url: '/notes/7', headers: { accept: 'application/json' } })
+  t.equal(json.json().message, 'This note was deleted.')
+  const unknown = await app.inject({ url: '/no/such/note', headers: { accept: 'text/html' } })
+  t.match(unknown.body, /<p>There is nothing at this address\./, 'an unknown address, in the catalogue\'s')
 })
