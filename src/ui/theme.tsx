@@ -5,6 +5,7 @@ import { toast } from './toast.js'
 import type { RequestInfo } from '../shared/page-data.js'
 import { THEME_COLORS, THEME_COOKIE_NAME, THEME_SWITCH_PATH, decideTheme, isThemePreference, type Theme, type ThemePreference, type ThemeSource } from '../shared/theme.js'
 import type { ThemeChannel, ThemeRules } from './theme-sync.js'
+import { loadOnce } from './load-once.js'
 import { whenIdle } from './when-idle.js'
 
 const SYNC_IDLE_TIMEOUT_MS = 2000
@@ -49,15 +50,7 @@ function readSavedPreference (): ThemePreference {
 const THEME_RULES: ThemeRules = { switchPath: THEME_SWITCH_PATH, isThemePreference }
 
 type ThemeSync = typeof import('./theme-sync.js')
-let themeSync: Promise<ThemeSync> | null = null
-/** Fetched again after a failed fetch. */
-function loadThemeSync (): Promise<ThemeSync> {
-  themeSync ??= import('./theme-sync.js').catch((error: unknown) => {
-    themeSync = null
-    throw error
-  })
-  return themeSync
-}
+const loadThemeSync = loadOnce(() => import('./theme-sync.js'))
 
 export function ThemeProvider ({ requestInfo, children }: { requestInfo: RequestInfo, children: ReactNode }) {
   const [saved, setSaved] = useState<ThemePreference>(requestInfo.userPrefs.theme)

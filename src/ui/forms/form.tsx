@@ -2,8 +2,13 @@ import { use, useEffect, useId, useRef, useState, type FormEvent, type ReactNode
 import { pathOf } from '../../shared/address.js'
 import type { FieldErrors } from '../../shared/form-state.js'
 import { HoneypotInputs } from '../honeypot.js'
+import { loadOnce } from '../load-once.js'
+import { whenIdle } from '../when-idle.js'
 import { FormContext, PageFormStateContext, useFormContext } from './form-context.js'
-import { navigate, submitInBackground } from './submit.js'
+
+// Only a form sent in the background needs it: loaded when the browser is idle, or at the first submission.
+const loadSubmit = loadOnce(() => import('./submit.js'))
+const SUBMIT_IDLE_TIMEOUT_MS = 2000
 
 interface Refusal {
   message: string
@@ -35,6 +40,8 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
     if (shown > 0) summary.current?.focus()
   }, [shown])
 
+  useEffect(() => whenIdle(() => { loadSubmit().catch(() => {}) }, SUBMIT_IDLE_TIMEOUT_MS), [])
+
   // Back may restore this page from the back/forward cache still pending, with nothing on its way.
   useEffect(() => {
     if (!pending) return
@@ -46,9 +53,17 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
   async function onSubmit (event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
     if (pending) return
+    const form = event.currentTarget
     setPending(true)
-    const outcome = await submitInBackground(event.currentTarget)
-    if ('redirectTo' in outcome) return navigate(outcome.redirectTo)
+    let submit: typeof import('./submit.js')
+    try {
+      submit = await loadSubmit()
+    } catch {
+      // Without its code the browser sends the form itself, as it does without JavaScript.
+      return HTMLFormElement.prototype.submit.call(form)
+    }
+    const outcome = await submit.submitInBackground(form)
+    if ('redirectTo' in outcome) return submit.navigate(outcome.redirectTo)
     if (outcome.fields) setHidden(outcome.fields)
     setPending(false)
     setRefusal(outcome)

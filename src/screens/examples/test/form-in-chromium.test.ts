@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { failedToLoad, launchBrowser, visit } from '../../../../test/helpers/browser.js'
+import { failedToLoad, launchBrowser, openPage, visit } from '../../../../test/helpers/browser.js'
 import { controlValues, fieldMessages } from '../../../../test/helpers/contact-form.js'
 import { listen } from '../../../../test/helpers/server.js'
 
@@ -64,4 +64,25 @@ t.test('the sign-up example, with JavaScript and without', async (t) => {
       t.same(problems.filter((problem) => problem !== failedToLoad(422, 'Unprocessable Entity')), [], 'no console error or warning')
     })
   }
+
+  await t.test('with JavaScript, when the code that sends it in the background cannot load, the browser sends it itself', async (t) => {
+    let refused = 0
+    const { page, problems, context } = await visit(browser, url, {
+      path: FORM_PATH,
+      open: async (browser, options) => {
+        const watched = await openPage(browser, options)
+        await watched.context.route('**/assets/submit-*.js', (route) => { refused++; return route.abort() })
+        return watched
+      }
+    })
+    t.teardown(() => context.close())
+    await fill(page, WRONG)
+    const [response] = await Promise.all([page.waitForNavigation(), page.click(SIGN_UP)])
+    t.ok(refused > 0, 'the page asked for the code that sends a form in the background')
+    t.equal(response?.status(), 422, 'posted as a plain HTML form')
+    t.same(await fieldMessages(page, FIELDS), WRONG_MESSAGES, 'a message by each wrong field')
+    // Chromium skips the cross-document view transition into the refused page, before that page's script silences it.
+    const expected = /net::ERR_FAILED|status of 422|Transition was skipped/
+    t.same(problems.filter((problem) => !expected.test(problem)), [], 'nothing in the console but the refused chunk, the 422 and the skipped transition')
+  })
 })
