@@ -11,6 +11,8 @@ export interface FormState {
   errors: FieldErrors
   /** Sensitive fields are never echoed back. */
   values: FormValues
+  /** Hidden fields for the form sent again, in place of the page's: the honeypot token it was accepted with. */
+  fields?: Record<string, string>
 }
 
 export interface FormErrorBody {

@@ -13,13 +13,15 @@ import { VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES } from '../fixtures/contac
  */
 
 const EVIL_PAGE = 'http://evil.example/'
+const PATIENT_MS = 1500
 
 t.test('the contact form, with JavaScript and without', async (t) => {
   const browser = await launchBrowser(t)
   // No wait before a form counts as a person's, so the test need not sleep; the second app waits so long every post
   // is too fast; the third's clock is moved by hand, past a form's hour.
   const clock = { now: Date.now() }
-  const { urls: [url, hastyUrl, clockedUrl], received } = await listenContact(t, [{ minDelayMs: 0 }, { minDelayMs: 60_000 }, { minDelayMs: 0, now: () => clock.now }])
+  // The fourth keeps a short minimum, for a form corrected and sent again at once.
+  const { urls: [url, hastyUrl, clockedUrl, patientUrl], received } = await listenContact(t, [{ minDelayMs: 0 }, { minDelayMs: 60_000 }, { minDelayMs: 0, now: () => clock.now }, { minDelayMs: PATIENT_MS }])
 
   for (const javaScript of [true, false]) {
     const mode = javaScript ? 'with JavaScript' : 'without JavaScript'
@@ -76,6 +78,21 @@ t.test('the contact form, with JavaScript and without', async (t) => {
       await page.locator(javaScript ? '[data-sonner-toast]' : '.flash-toast').waitFor({ state: 'visible' })
       t.equal(received.length, 1, 'corrected, it is sent')
       t.same(problems.filter((problem) => problem !== failedToLoad(422, 'Unprocessable Entity')), [], 'no console error or warning but Chromium\'s line for the 422')
+    })
+
+    await t.test(`${mode}: refused for a wrong answer, corrected and sent again at once, it is not too fast`, async (t) => {
+      received.length = 0
+      const { page } = await openContact(t, browser, patientUrl!, javaScript)
+      const opened = Date.now()
+      await fill(page, WRONG_ANSWERS)
+      await page.waitForTimeout(Math.max(0, opened + PATIENT_MS + 200 - Date.now()))
+      await send(page, javaScript)
+      t.match(await summaryText(page), 'There is a problem')
+      t.same(await fieldMessages(page), WRONG_MESSAGES, 'refused for its answers, not its speed')
+      await fill(page, { ...WRONG_ANSWERS, ...VALID_ANSWERS, terms: 'on' })
+      await page.click(SEND)
+      await page.locator(javaScript ? '[data-sonner-toast]' : '.flash-toast').waitFor({ state: 'visible' })
+      t.same(received.map((contact) => contact.email), ['ada@example.com'], 'sent, once')
     })
 
     await t.test(`${mode}: a filled-in honeypot is refused`, async (t) => {

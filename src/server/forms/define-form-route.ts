@@ -93,7 +93,9 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
         const answer: FormErrorBody = { ...errorBody({ status: 422, code: 'FORM_INVALID', message }), errors }
         return reply.status(422).send(answer)
       }
-      await showAgain(request, reply, 422, body, { message, errors })
+      // The token the honeypot accepted, not a fresh one: corrected and sent again at once, the form is not too fast.
+      const token = body[honeypot.validFromFieldName]
+      await showAgain(request, reply, 422, body, { message, errors, ...(typeof token === 'string' ? { fields: { [honeypot.validFromFieldName]: token } } : {}) })
       return reply
     }
 

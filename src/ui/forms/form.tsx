@@ -29,8 +29,8 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
   const state = fromPage?.action === pathOf(action) ? fromPage : null
   const [refusal, setRefusal] = useState<Refusal | null>(state)
   const [pending, setPending] = useState(false)
-  // A honeypot refusal's fresh token, so that sending again works as its words say.
-  const [hidden, setHidden] = useState<Record<string, string>>({})
+  // The token a refused form was accepted with, or a honeypot refusal's fresh one: sending again works as its words say.
+  const [hidden, setHidden] = useState<Record<string, string>>(state?.fields ?? {})
   // Counts refusals in this page, so the summary takes focus again for each.
   const [shown, setShown] = useState(0)
   const summary = useRef<HTMLDivElement>(null)
