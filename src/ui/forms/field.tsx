@@ -13,14 +13,18 @@ export interface FieldProps extends ControlAttributes {
   type?: InputType | 'textarea' | 'select'
   options?: ReadonlyArray<{ value: string, label: string }>
   rows?: number
+  /** What a fresh form shows, such as the value saved before; a form shown again after a refusal shows what was sent. */
+  defaultValue?: string
+  /** Whether a fresh form's box is ticked; after a refusal, whether it was. */
+  defaultChecked?: boolean
 }
 
 /** A password is never filled in again, whatever the server sends. */
-export function Field ({ name, label, hint, type = 'text', options = [], rows, ...attributes }: FieldProps) {
+export function Field ({ name, label, hint, type = 'text', options = [], rows, defaultValue, defaultChecked = false, ...attributes }: FieldProps) {
   const { fieldId, errors, values } = useFormContext('Field')
   const id = fieldId(name)
   const error = errors[name]
-  const kept = type === 'password' ? undefined : values[name]
+  const kept = values === null ? defaultValue : type === 'password' ? undefined : values[name]
   const text = Array.isArray(kept) ? kept[0] : kept
   const hintId = hint ? `${id}-hint` : undefined
   const errorId = error ? `${id}-error` : undefined
@@ -43,7 +47,7 @@ export function Field ({ name, label, hint, type = 'text', options = [], rows, .
       <div className='field field-checkbox' data-invalid={error ? 'true' : undefined}>
         {messages}
         <div className='field-check'>
-          <input {...attributes} {...control} type='checkbox' defaultChecked={text !== undefined && text !== 'off' && text !== 'false'} />
+          <input {...attributes} {...control} type='checkbox' defaultChecked={values === null ? defaultChecked : text !== undefined && text !== 'off' && text !== 'false'} />
           <label htmlFor={id}>{label}</label>
         </div>
       </div>

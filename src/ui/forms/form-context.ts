@@ -7,7 +7,8 @@ if (process.env.NODE_ENV !== 'production') PageFormStateContext.displayName = 'P
 export interface FormContextValue {
   fieldId: (name: string) => string
   errors: FieldErrors
-  values: FormValues
+  /** What was sent, for a form shown again after a refusal; null for a fresh form. */
+  values: FormValues | null
   pending: boolean
 }
 

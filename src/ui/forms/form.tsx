@@ -71,7 +71,7 @@ export function Form ({ action, className, children, ...rest }: FormProps) {
   }
 
   const errors = refusal?.errors ?? {}
-  const context = { fieldId: (name: string) => `${id}-${name}`, errors, values: state?.values ?? {}, pending }
+  const context = { fieldId: (name: string) => `${id}-${name}`, errors, values: state?.values ?? null, pending }
   return (
     <form method='post' action={action} className={['form', className].filter(Boolean).join(' ')} noValidate onSubmit={onSubmit} {...rest}>
       <FormContext value={context}>

@@ -112,3 +112,25 @@ t.test('Field and SubmitButton outside a Form say what is missing', async (t) =>
   t.throws(() => renderToString(<Field name='x' label='X' />), /<Field> must be rendered inside <Form>/)
   t.throws(() => renderToString(<SubmitButton>Go</SubmitButton>), /<SubmitButton> must be rendered inside <Form>/)
 })
+
+t.test('a fresh form shows each field\'s default; one shown again after a refusal shows what was sent instead', async (t) => {
+  const settings = (
+    <Form action='/contact'>
+      <Field name='email' type='email' label='Email' defaultValue='ada@example.com' />
+      <Field name='topic' type='select' label='Topic' defaultValue='question' options={[{ value: 'question', label: 'Question' }, { value: 'feedback', label: 'Feedback' }]} />
+      <Field name='note' type='textarea' label='Note' defaultValue='Saved note' />
+      <Field name='terms' type='checkbox' label='I agree' defaultChecked />
+    </Form>
+  )
+  const fresh = render(t, null, settings)
+  t.match(tag(fresh, /<input[^>]*name="email"[^>]*>/), 'value="ada@example.com"')
+  t.match(fresh, '<option value="question" selected="">Question</option>')
+  t.match(fresh, />Saved note<\/textarea>/)
+  t.match(tag(fresh, /<input[^>]*name="terms"[^>]*>/), 'checked=""')
+
+  const refused = render(t, { ...REFUSED, values: { email: 'ada at example', topic: 'feedback' } }, settings)
+  t.match(tag(refused, /<input[^>]*name="email"[^>]*>/), 'value="ada at example"', 'what was sent, not the default')
+  t.match(refused, '<option value="feedback" selected="">Feedback</option>')
+  t.notMatch(refused, 'Saved note', 'a box sent empty stays empty')
+  t.notMatch(tag(refused, /<input[^>]*name="terms"[^>]*>/), 'checked', 'a box sent unticked (so not sent at all) stays unticked')
+})
