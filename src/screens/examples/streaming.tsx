@@ -25,7 +25,7 @@ export default defineScreen<StreamingData>({
     return (
       <main>
         <h1>Streaming</h1>
-        <p>{`This page asked for a part that takes ${data.delay} ms. What is above the part showed at once; a browser that runs scripts had the rest at once too.`}</p>
+        <p>{`This page asked for a part that takes ${data.delay} ms. A browser that has run this site's scripts before showed the rest of the page at once, and the part in its place when it came; any other got the page whole once the part was ready.`}</p>
         <Await resolve={data.slow} fallback={<p className='slow-part'>Loading…</p>} error={(message) => <p className='slow-part' role='alert'>{message}</p>}>
           {(slow) => <p className='slow-part'>{`Loaded after ${slow.delay} ms`}</p>}
         </Await>
