@@ -61,7 +61,10 @@ export async function serve (options: Omit<AppOptions, 'env' | 'logger'> = {}): 
     // Which Node serves: the image's and the one npm scripts run (node_modules/.bin/node) are set apart.
     app.log.info({ node: process.versions.node }, 'ready')
   } catch (error) {
-    app.log.fatal({ err: error }, `could not start listening at ${settings}`)
+    const failure = `could not start listening at ${settings}`
+    app.log.fatal({ err: error }, failure)
+    // LOG_LEVEL=silent writes nothing, and an instance must not stop without a word.
+    if (app.log.level === 'silent') process.stderr.write(`${failure}: ${error instanceof Error ? error.message : String(error)}\n`)
     process.exit(1)
   }
 }

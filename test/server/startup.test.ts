@@ -104,4 +104,9 @@ t.test('a port already taken stops start-up with a fatal line naming the variabl
   const publicTaken = startServer(t, { ...SECRETS, NODE_ENV: 'test', PORT: String(port), METRICS_PORT: String(await freePort()) })
   t.equal((await publicTaken.exited).code, 1)
   t.ok(publicTaken.logs().some((line) => line.level === 60 && line.msg === 'could not start listening at HOST and PORT'))
+
+  // A silent log still says why the instance stopped.
+  const silent = startServer(t, { ...SECRETS, NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: String(port) })
+  t.equal((await silent.exited).code, 1)
+  t.match(silent.stderr(), /^could not start listening at HOST and PORT: listen EADDRINUSE[^\n]*\n$/, 'one line on stderr')
 })
