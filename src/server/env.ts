@@ -139,6 +139,11 @@ export function loadEnv (source: NodeJS.ProcessEnv = process.env): LoadedEnv {
     problems.push(`Invalid environment variable METRICS_PORT="${parsed.METRICS_PORT}": expected a port other than PORT (the metrics never share the public port).`)
   }
 
+  // The browser would refuse it from an https page, or CSP's upgrade-insecure-requests send it where nothing listens.
+  if (!reported.has('OPENREPLAY_INGEST_POINT') && parsed.OPENREPLAY_INGEST_POINT?.startsWith('http:') && parsed.OPENREPLAY_INSECURE !== 'true') {
+    problems.push(invalid('OPENREPLAY_INGEST_POINT', source.OPENREPLAY_INGEST_POINT, 'an https URL; a plain-http one needs OPENREPLAY_INSECURE=true (development, tests)'))
+  }
+
   if (parsed.LOG_PRETTY === 'true' && !reported.has('LOG_PRETTY') && !isInstalled('pino-pretty')) {
     problems.push(invalid('LOG_PRETTY', source.LOG_PRETTY, '"false" here: pino-pretty, a devDependency, is not installed (a production install leaves it out)'))
   }

@@ -124,7 +124,7 @@ t.test('no secret reaches the page, its headers or its cookies', async (t) => {
 })
 
 t.test('a hostile configuration value stays inert in window.ENV', async (t) => {
-  const ingest = `http://x/${HOSTILE.replace(/\s/g, '')}`
+  const ingest = `https://x/${HOSTILE.replace(/\s/g, '')}`
   const { app } = await build(t, { env: { OPENREPLAY_INGEST_POINT: ingest } })
   const response = await app.inject({ url: '/', headers: HTML })
   t.notOk(response.body.includes(INJECTED), 'the raw markup never appears in the HTML')

@@ -131,6 +131,8 @@ t.test('each invalid variable is one line naming it, its value and what it accep
     ['OPENREPLAY_INGEST_POINT', 'https://', /an http\(s\) URL/],
     // Past the pattern, but `new URL` throws on it: start-up stopped with a stack trace (security.ts, its CSP).
     ['OPENREPLAY_INGEST_POINT', 'https://ingest.example:99999', /an http\(s\) URL/],
+    // Started, then the tracker failed quietly in every browser.
+    ['OPENREPLAY_INGEST_POINT', 'http://ingest.example/ingest', /an https URL; a plain-http one needs OPENREPLAY_INSECURE=true/],
     ['SERVE_SOURCE_MAPS', 'yes', /"true" or "false"/],
     ['LOG_PRETTY', 'yes', /"true" or "false"/],
     ['OPENREPLAY_PROJECT_KEY', 'has spaces', /letters, digits, "-" and "_"/],
@@ -310,4 +312,9 @@ t.test('production, or SHUTDOWN_DELAY_MS alone, drains idle keep-alive connectio
   t.equal(grace({ SHUTDOWN_DELAY_MS: '5000' }), DRAINING_IDLE_GRACE_MS, 'a delay brings the grace along')
   t.ok(DRAINING_IDLE_GRACE_MS > upstreamKeepaliveTimeoutMs(), `longer than the README nginx's keepalive_timeout (${upstreamKeepaliveTimeoutMs()} ms)`)
   t.equal(grace({ SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_IDLE_GRACE_MS: '9000' }), 9000, 'a grace set is kept')
+})
+
+t.test('a plain-http ingest point is taken when OPENREPLAY_INSECURE says so', async (t) => {
+  const { env } = loadEnv({ ...SECRETS, OPENREPLAY_INGEST_POINT: 'http://127.0.0.1:9000/ingest', OPENREPLAY_INSECURE: 'true' })
+  t.equal(env.OPENREPLAY_INGEST_POINT, 'http://127.0.0.1:9000/ingest')
 })
