@@ -1,17 +1,17 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
 import { launchBrowser, visit } from '../helpers/browser.js'
-import { listen } from '../helpers/server.js'
+import { fill, listenContact, SEND } from '../helpers/contact-form.js'
+import { CONTACT_PATH } from '../fixtures/contact-form/contact.js'
+import { VALID_ANSWERS } from '../fixtures/contact-form/contact.server.js'
 
 /**
  * Without JavaScript nothing closes the server's flash toast, and on a phone it once lay over the header for
- * as long as the page was open: the site name and the theme switch could not be clicked. The welcome after the
- * sign-up example's 303, as a visitor with scripts off gets it, must cover nothing that can be clicked, at any width.
+ * as long as the page was open: the site name and the theme switch could not be clicked. The toast after the
+ * contact form's 303, as a visitor with scripts off gets it, must cover nothing that can be clicked, at any width.
  */
 
-const FORM_PATH = '/examples/form'
-const SIGN_UP = '.form-submit'
-const WELCOME = 'Welcome, Ada.'
+const SENT = 'Thanks, Ada Lovelace. We will reply soon.'
 /** The phone the defect was seen on; then widths around where the toast stops fitting beside the header's controls. */
 const PHONE = { width: 375, height: 700 }
 const WIDTHS = [320, 375, 600, 719, 720, 767, 768, 1024, 1440]
@@ -43,20 +43,17 @@ async function coveredByToast (page: Page): Promise<string[]> {
   }, INTERACTIVE)
 }
 
-t.test('without JavaScript, the flash toast after a sign-up covers neither the site name nor the theme switch, at any width', async (t) => {
+t.test('without JavaScript, the flash toast after a form is sent covers neither the site name nor the theme switch, at any width', async (t) => {
   const browser = await launchBrowser(t)
   // No wait before a form counts as a person's, so the test need not sleep.
-  const { url } = await listen(t, { honeypot: { minDelayMs: 0 } })
+  const { urls: [url] } = await listenContact(t, [{ minDelayMs: 0 }])
   // A person's Chrome: isbot counts "HeadlessChrome" as a bot, and bots are served differently.
   const userAgent = `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser.version()} Safari/537.36`
-  const { page, problems, context } = await visit(browser, url, { path: FORM_PATH, javaScriptEnabled: false, viewport: PHONE, userAgent })
+  const { page, problems, context } = await visit(browser, url!, { path: CONTACT_PATH, javaScriptEnabled: false, viewport: PHONE, userAgent })
   t.teardown(() => context.close())
 
-  await page.fill('[name="name"]', 'Ada')
-  await page.fill('[name="email"]', 'ada@example.com')
-  await page.fill('[name="password"]', 'correct horse')
-  await page.setChecked('[name="agree"]', true)
-  const [response] = await Promise.all([page.waitForNavigation(), page.click(SIGN_UP)])
+  await fill(page, VALID_ANSWERS)
+  const [response] = await Promise.all([page.waitForNavigation(), page.click(SEND)])
   t.equal(response?.status(), 200, 'back on the page after the 303')
   t.equal(await page.locator('[data-sonner-toast]').count(), 0, 'no JavaScript toast: the server\'s box is the only one')
   // The cross-document view transition draws over the whole page until it ends: hit testing meets <html> till then.
@@ -64,7 +61,7 @@ t.test('without JavaScript, the flash toast after a sign-up covers neither the s
 
   const toast = page.locator('.flash-toast')
   t.ok(await toast.isVisible(), 'the flash toast is shown')
-  t.match(await toast.textContent(), WELCOME)
+  t.match(await toast.textContent(), SENT)
   const box = (await toast.boundingBox())!
   t.ok(box.y >= 0 && box.y + box.height <= PHONE.height, `seen on arrival, without scrolling (y ${box.y} to ${box.y + box.height})`)
 
