@@ -1,9 +1,13 @@
 import { createServer } from 'node:http'
 import { once } from 'node:events'
 import t from 'tap'
-import { TEST_SECRETS } from '../helpers/app.js'
+import { startTracing } from '../../src/server/observability/tracing.js'
+import { build, TEST_SECRETS } from '../helpers/app.js'
 import { otlpStandIn } from '../helpers/otlp.js'
 import { startListening } from '../helpers/process.js'
+import { screen } from '../helpers/screens.js'
+import weather from '../fixtures/streaming/weather.js'
+import { loader as weatherLoader } from '../fixtures/streaming/weather.server.js'
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
 const PARENT_ID = '00f067aa0ba902b7'
@@ -43,14 +47,15 @@ t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, GET / from a trusted proxy is a span o
 
 t.test('a document whose deferred part failed has its render span marked as an error, though its status is 200', async (t) => {
   const collector = await otlpStandIn(t)
-  const server = await startListening(t, { ...TEST_SECRETS, OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/` })
-  const page = await fetch(`${server.url}/examples/streaming?delay=0&fail=1`, { headers: { accept: 'text/html' } })
-  t.equal(page.status, 200)
-  t.match(await page.text(), /the slow service failed/, 'the part\'s failure is in the page')
-  server.child.kill('SIGTERM')
-  t.same(await server.exited, { code: 0, signal: null })
+  const tracing = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`, OTEL_SERVICE_NAME: 'tracing-test', TRUST_PROXY: false })
+  const { app } = await build(t, { instrumentation: tracing.plugin, screens: { weather: screen(weather, { loader: weatherLoader }) }, allowErrorLogs: true })
+  const page = await app.inject({ url: '/weather?delay=0&fail', headers: { accept: 'text/html' } })
+  t.equal(page.statusCode, 200)
+  t.match(page.body, /The forecast service is not answering/, 'the part\'s failure is in the page')
+  await app.close()
+  await tracing.shutdown()
   const render = collector.spans.find((span) => span.name === 'render')
-  t.equal(render?.attributes['page.id'], 'examplesStreaming')
+  t.equal(render?.attributes['page.id'], 'weather')
   t.equal(render?.status, 2, 'the render is an error')
 })
 

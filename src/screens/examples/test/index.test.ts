@@ -71,8 +71,9 @@ t.test('removing the examples is one step: with this folder and the registry\'s 
   t.ok(typed, 'the whole project type-checks: nothing else imports them', typeErrors)
   const [built, buildErrors] = runIn(copy, 'npm', ['run', '--silent', 'build'])
   t.ok(built, 'it builds', buildErrors)
-  // The tests that read the registry and the build: the screens, the document, the JavaScript budget; and one of the
-  // router's, which once asked for an example's address.
-  const [passed, failures] = runIn(copy, process.execPath, [TAP, '--disable-coverage', 'test/server/screens.test.ts', 'test/server/document.test.ts', 'test/build/size-budget.test.ts', 'test/server/trailing-slash.test.ts'])
-  t.ok(passed, 'and passes the tests of the screens, the document, the size budget and the trailing slash', failures)
+  // The tests that read the registry and the build: the screens, the document, the JavaScript budget; and those of the
+  // router, tracing and the flash toast, which once asked for an example's address.
+  const tests = ['test/server/screens.test.ts', 'test/server/document.test.ts', 'test/build/size-budget.test.ts', 'test/server/trailing-slash.test.ts', 'test/server/tracing.test.ts', 'test/browser/flash-toast-without-javascript.test.ts']
+  const [passed, failures] = runIn(copy, process.execPath, [TAP, '--disable-coverage', ...tests])
+  t.ok(passed, `and passes ${tests.join(', ')}`, failures)
 })
