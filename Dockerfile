@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The Agent Stack image: docker build -t agent-stack . (README "Deploying").
+# The Agent Stack image: docker build -t agent-stack . (docs/deploying.md).
 # test/deploy/image.test.ts plays its runtime stage without Docker.
 
 # Debian slim, for both stages. Distroless would drop the shell and npm, but

@@ -46,7 +46,7 @@ const ALL_ROUTES = [
   // What a browser asks for: every one accepts compression, and gets the kept document compressed.
   { name: 'GET / (as browsers ask: br)', ...HOME, headers: { ...PAGE_HEADERS, 'accept-encoding': 'gzip, deflate, br, zstd' } },
   { name: 'GET / (metrics on)', ...HOME, server: 'metrics', costOver: 'GET /' },
-  // Opt-in (BENCH_TRACING=1): a minute more, for the cost the README quotes.
+  // Opt-in (BENCH_TRACING=1): a minute more, for the cost docs/operating.md quotes.
   ...(process.env.BENCH_TRACING === '1' ? [{ name: 'GET / (tracing on)', ...HOME, server: 'tracing', costOver: 'GET /' }] : []),
   // A new address every time, as a page with per-visitor data: rendered for each request.
   { name: 'GET /?unique=N', method: 'GET', path: '/', addresses: { kind: 'unique' }, queryParameter: 'unique', headers: PAGE_HEADERS, target: TARGETS.renderedPerRequest, peer: true },

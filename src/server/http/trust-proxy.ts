@@ -30,7 +30,7 @@ function isAddressOrRange (entry: string): boolean {
 }
 
 // Fastify refuses a bare hop count (it would believe a client reaching the app directly); as a function it keeps its
-// meaning, and the README says to use it only when nothing reaches the app but through those proxies.
+// meaning, and docs/deploying.md says to use it only when nothing reaches the app but through those proxies.
 export function fastifyTrustProxy (setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof setting === 'number') return (_address, hop) => hop < setting
   return typeof setting === 'boolean' ? setting : [...setting]

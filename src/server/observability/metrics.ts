@@ -57,7 +57,7 @@ export class Metrics {
 
   readonly #abandoned = new Counter({
     name: 'http_requests_abandoned_total',
-    help: 'Requests whose client closed the connection before their response ended (a closed tab, a cancelled speculation, Chromium repeating a first visit for its client hints), by route pattern, method and speculation. Not in http_request_duration_seconds.',
+    help: 'Requests whose client closed the connection before their response ended (a closed tab, a cancelled speculation, a reload before the page ended), by route pattern, method and speculation. Not in http_request_duration_seconds.',
     labelNames: ['route', 'method', 'speculation'] as const,
     registers: [this.registry]
   })
