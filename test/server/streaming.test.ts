@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import t from 'tap'
 import { createElement } from 'react'
-import { DEFERRED_TIMED_OUT, type DeferredOutcome } from '../../src/shared/deferred.js'
+import { DEFERRED_TIMED_OUT, DeferredError, type DeferredOutcome } from '../../src/shared/deferred.js'
 import { DIST_DIR } from '../../src/server/app.js'
 import { defineLoader, type PageLoader } from '../../src/server/screens/index.js'
 import { Await } from '../../src/ui/await.js'
@@ -367,6 +367,23 @@ t.test('a document with deferred data is never served from the render cache, unl
   t.same(answers.map(cacheOutcome), ['miss', 'miss', 'hit'])
   t.match(answers[2]?.body, FORECAST_SHOWN, 'served with its part in place')
   t.same(deferredOutcomes(answers[2]?.body ?? ''), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]])
+})
+
+// A part that failed (a service down for a moment) would otherwise be kept, and its failure served to every visitor
+// after it, long after the service came back.
+t.test('a document whose deferred part failed is never kept, though its page says cacheDeferred', async (t) => {
+  let down = true
+  const flaky = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: down ? Promise.reject(new DeferredError('The forecast service is not answering.')) : Promise.resolve({ summary: 'Sunny, 21 °C' }) }))
+  const { app } = await build(t, { ...withWeather(flaky, { ...weather, cacheDeferred: true }), allowErrorLogs: true })
+  for (const headers of [BOT, FIRST_VISIT, RUNS_SCRIPTS, BOT, FIRST_VISIT, RUNS_SCRIPTS]) {
+    const failed = await app.inject({ url: '/weather', headers })
+    t.match(failed.body, 'The forecast service is not answering.')
+    t.equal(cacheOutcome(failed), 'miss', 'every delivery renders it again')
+  }
+  t.equal(app.renderCache.size, 0, 'nothing kept')
+  down = false
+  const back = await app.inject({ url: '/weather', headers: BOT })
+  t.match(back.body, FORECAST_SHOWN, 'the service is back, and so is the forecast')
 })
 
 t.test('the metrics tell streamed, held and whole documents apart: time to the head and to the last byte', async (t) => {

@@ -273,6 +273,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
   const early: string[] = []
 
   deferred?.listen((_key, script, awaited) => {
+    // A failed part is one moment's (a service down): kept, it would be every later visitor's (cacheDeferred).
+    if (deferred.failed) capture.spoil()
     const html = `<script nonce="${options.nonce}">${script}</script>`
     if (writer) writer.script(html, awaited)
     else early.push(html)
