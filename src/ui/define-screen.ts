@@ -23,8 +23,9 @@ export interface ScreenView<Data = unknown> {
   component: ScreenComponent<Data>
   /** false when the component reads more than its data (the clock): rendered on every request. */
   cache?: boolean
-  /** true when its deferred parts follow from its other data and the request alone: only then is a document with
-   * deferred data served from the render cache (docs/streaming.md). */
+  /** true when its deferred parts follow from its other data alone (and the address, theme and hints): only then is a
+   * document with deferred data served from the render cache, so a part that reads a cookie would reach another
+   * visitor (docs/streaming.md). */
   cacheDeferred?: boolean
 }
 
