@@ -1,7 +1,5 @@
-import { join } from 'node:path'
 import t from 'tap'
-import ts from 'typescript'
-import { ROOT } from '../helpers/dockerfile.js'
+import { compile } from '../helpers/typecheck.js'
 
 // A screen's data is serialized into its page and hydrated in the browser, so defineLoader and defineScreen refuse a
 // type JSON would change (src/shared/survives-json.ts). Each case is a screen's two halves, compiled with the
@@ -46,34 +44,13 @@ const ACCEPTED: Array<[what: string, declarations: string]> = [
 
 const ERROR_START = "Type 'Data' does not satisfy the constraint 'SurvivesJson<Data>'"
 
-/** Compiles each screen as a file of its own beside this test (in memory): its errors, flattened, by file name. */
-function compile (screens: Record<string, string>): Map<string, string[]> {
-  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile)
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT)
-  const files = new Map(Object.entries(screens).map(([name, code]) => [join(ROOT, 'test', 'shared', `${name}.ts`), code]))
-  const host = ts.createCompilerHost(options)
-  const { getSourceFile, fileExists, readFile } = host
-  host.getSourceFile = (name, language, ...rest) => {
-    const code = files.get(name)
-    return code === undefined ? getSourceFile.call(host, name, language, ...rest) : ts.createSourceFile(name, code, language)
-  }
-  host.fileExists = (name) => files.has(name) || fileExists.call(host, name)
-  host.readFile = (name) => files.get(name) ?? readFile.call(host, name)
-  const program = ts.createProgram([...files.keys()], options, host)
-  const errors = new Map<string, string[]>()
-  for (const [path] of files) {
-    const diagnostics = ts.getPreEmitDiagnostics(program, program.getSourceFile(path))
-    errors.set(path.slice(path.lastIndexOf('/') + 1, -3), diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')))
-  }
-  return errors
-}
 
 const screens = Object.fromEntries([
   ...REFUSED.map(([, declarations], index) => [`refused-${index}`, SCREEN(declarations)]),
   ...ACCEPTED.map(([, declarations], index) => [`accepted-${index}`, SCREEN(declarations)]),
   ['inferred', "import { defineLoader } from '../../src/server/screens/index.js'\nexport const loader = defineLoader(() => ({ when: new Date() }))"]
 ])
-const errors = compile(screens)
+const errors = compile(screens, 'shared')
 
 t.test('a loader or a view whose data would not survive JSON does not compile, and the error says why', async (t) => {
   REFUSED.forEach(([what, , says], index) => {

@@ -7,7 +7,7 @@ import type { LoaderTable, PageLoader } from './loader.js'
 
 /** What a screen's .server.ts may export; anything else it exports (constants for its tests) is its own. */
 interface ServerModule {
-  loader?: PageLoader<any>
+  loader?: PageLoader<any, any>
   action?: ScreenAction<TObject>
 }
 

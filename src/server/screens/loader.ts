@@ -2,8 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestInfo } from '../../shared/page-data.js'
 import type { SurvivesJson } from '../../shared/survives-json.js'
 
-export interface LoaderContext {
-  request: FastifyRequest
+/** The router's parameters: a string for each `:name` of the screen's path (`/notes/:id`). */
+export type RouteParams = Record<string, string>
+
+export interface LoaderContext<Params extends RouteParams = RouteParams> {
+  /** `request.params.id` is a string with `defineLoader<Data, { id: string }>`, else `string | undefined`. */
+  request: FastifyRequest<{ Params: Params }>
   reply: FastifyReply
   url: URL
   requestInfo: RequestInfo
@@ -15,14 +19,17 @@ export interface LoaderContext {
  * Runs once per visit. What it returns must survive JSON (it hydrates the browser), except top-level promises: those
  * parts are streamed as they settle (docs/streaming.md).
  */
-export type PageLoader<Data = unknown> = (context: LoaderContext) => LoaderResult<Data> | Promise<LoaderResult<Data>>
+export type PageLoader<Data = unknown, Params extends RouteParams = RouteParams> = (context: LoaderContext<Params>) => LoaderResult<Data> | Promise<LoaderResult<Data>>
 
 /** A reply (`return reply.redirect('/sign-in', 303)`) is awaited until its answer is sent; no page is rendered. */
 export type LoaderResult<Data> = Data | FastifyReply
 
 export type LoaderTable = ReadonlyMap<string, PageLoader>
 
-/** The type refuses data that would not survive JSON (a Date, a Map, a nested promise: shared/survives-json.ts). */
-export function defineLoader<Data extends SurvivesJson<Data>> (load: PageLoader<Data>): PageLoader<Data> {
+/**
+ * The type refuses data that would not survive JSON (a Date, a Map, a nested promise: shared/survives-json.ts).
+ * `Params` names the path's parameters, which the router gives as strings, never checked against the screen's path.
+ */
+export function defineLoader<Data extends SurvivesJson<Data>, Params extends RouteParams = RouteParams> (load: PageLoader<Data, Params>): PageLoader<Data, Params> {
   return load
 }

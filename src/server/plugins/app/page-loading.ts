@@ -1,10 +1,10 @@
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { FormState } from '../../../shared/form-state.js'
 import type { RequestInfo } from '../../../shared/page-data.js'
 import { splitDeferred } from '../../../shared/deferred.js'
 import { DeferredParts, setDeferredParts } from '../../rendering/deferred-parts.js'
-import type { LoaderTable } from '../../screens/loader.js'
+import type { LoaderTable, RouteParams } from '../../screens/loader.js'
 import { clientWentAway, requestSignal } from '../../http/request-abort.js'
 import { readRequestInfo } from '../../http/request-info.js'
 
@@ -32,7 +32,8 @@ export const pageLoading = fp<{ loaders: LoaderTable }>(async (app, { loaders })
     const signal = requestSignal(reply)
     let loaded: unknown
     try {
-      loaded = load ? await load({ request, reply, url: new URL(request.url, 'http://localhost'), requestInfo, signal }) : null
+      // The router gives each `:name` of the route's path as a string (a form's POST: its action's path).
+      loaded = load ? await load({ request: request as FastifyRequest<{ Params: RouteParams }>, reply, url: new URL(request.url, 'http://localhost'), requestInfo, signal }) : null
     } catch (error) {
       if (!clientWentAway(signal)) throw error
       // Its loader stopped because the client left: nobody's error, and nobody to answer (nginx's 499 in the logs).
