@@ -288,6 +288,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     },
     onAllReady () {
       allReady = true
+      // The abort of a client that left settles every boundary: nobody is left to write the held document to.
+      if (clientWentAway(signal)) return
       // A part no boundary reads may still be on its way: a document that streams waits for it; a bot's does not.
       if (!sent && (options.delivery === 'whole' || (deferred?.pending ?? 0) === 0)) return sendWhole()
       if (!sent) open()
