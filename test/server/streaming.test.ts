@@ -390,6 +390,28 @@ t.test('a document with deferred data is never served from the render cache, unl
   t.same(deferredOutcomes(answers[2]?.body ?? ''), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]])
 })
 
+// A hit shows the parts the document was kept with: the request's own slow work ran on in full behind every hit, and
+// its failure was logged as an error of a page that had been served whole.
+t.test('a document served from the render cache stops its own deferred parts: the loader\'s signal fires, and a failure is nobody\'s error', async (t) => {
+  const signals: AbortSignal[] = []
+  let down = false
+  const loader = defineLoader<WeatherData>(({ signal }) => {
+    signals.push(signal)
+    const forecast = signals.length <= 2 ? Promise.resolve({ summary: 'Sunny, 21 °C' }) : new Promise<Forecast>((_resolve, reject) => signal.addEventListener('abort', () => reject(down ? new Error('the forecast service is down') : signal.reason)))
+    return { city: 'Lisbon', forecast }
+  })
+  const { app, logs } = await build(t, withWeather(loader, { ...weather, cacheDeferred: true }))
+  for (let visit = 0; visit < 2; visit++) t.equal(cacheOutcome(await app.inject({ url: '/weather', headers: BOT })), 'miss')
+  const hit = await app.inject({ url: '/weather', headers: BOT })
+  t.equal(cacheOutcome(hit), 'hit')
+  t.match(hit.body, FORECAST_SHOWN, 'with the forecast it was kept with')
+  t.match(signals[2]?.reason?.message, /served from the render cache/, 'the hit\'s own forecast is told to stop, and why')
+  down = true
+  t.equal(cacheOutcome(await app.inject({ url: '/weather', headers: BOT })), 'hit')
+  await setTimeout(10)
+  t.notOk(logs.some((entry) => entry.level >= 50), 'a part failing behind a hit is logged as nobody\'s error')
+})
+
 // A part that failed (a service down for a moment) would otherwise be kept, and its failure served to every visitor
 // after it, long after the service came back.
 t.test('a document whose deferred part failed is never kept, though its page says cacheDeferred', async (t) => {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
-import { clientWentAway } from '../http/request-abort.js'
+import { abortRequest, clientWentAway } from '../http/request-abort.js'
 import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../../shared/deferred.js'
 
 /** `awaited`: a boundary was waiting for the part, so React renders it again and writes it. */
@@ -86,4 +86,13 @@ export function setDeferredParts (reply: FastifyReply, parts: DeferredParts): vo
 
 export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
   return PARTS.get(reply) ?? null
+}
+
+/**
+ * A document served from the render cache shows the parts it was kept with (cacheDeferred): this request's own are
+ * never shown, so its loader's slow work is stopped through `signal`, and a part that fails is nobody's error.
+ */
+export function dropDeferredParts (reply: FastifyReply): void {
+  if (!PARTS.delete(reply)) return
+  abortRequest(reply, new Error('the document was served from the render cache: its deferred parts are not needed'))
 }

@@ -11,7 +11,7 @@ import { publicEnv, type Env } from '../../env.js'
 import { STATUSES } from '../../errors.js'
 import { fillTemplate, passThrough, RenderCache, renderCacheKey, type Capture, type RenderCacheOptions, type Template } from '../../rendering/render-cache.js'
 import { renderToHtml, sendDocument, type Delivery, type RenderOptions } from '../../rendering/render.js'
-import { deferredPartsOf, type DeferredParts } from '../../rendering/deferred-parts.js'
+import { deferredPartsOf, dropDeferredParts, type DeferredParts } from '../../rendering/deferred-parts.js'
 import { checkPageData } from '../../rendering/page-data-json.js'
 import { negotiateEncoding } from '../../rendering/document-encoding.js'
 import { REUSED_ENCODINGS } from '../external/compression.js'
@@ -161,7 +161,10 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const visitor = speculation === 'none'
     const template = key === null ? undefined : visitor ? cache.get(key) : cache.peek(key)
     reply.timeDocument(page.id, template ? 'hit' : key === null || !visitor ? 'bypass' : 'miss')
-    if (template) return sendCached(reply, data, template)
+    if (template) {
+      if (deferred) dropDeferredParts(reply)
+      return sendCached(reply, data, template)
+    }
     // Drawn for a document rendered now only: a kept one allows its scripts by hash.
     const nonce = reply.cspNonce.script
     const capture = key !== null && visitor && cache.admits(key) ? cache.capture(key, { nonce, honeypotToken }) : passThrough()
