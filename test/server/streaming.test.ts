@@ -456,6 +456,17 @@ t.test('a document whose part failed or reached the time limit counts as failed 
   t.equal(valueOf(await scrape(slow), 'render_errors_total', { page: 'weather' }), 1, 'timed out')
 })
 
+// light-my-request closes a response it has read whole without marking it finished: every inject() told the loader its
+// client had left, so a test of the signal passed whether or not anyone left.
+t.test('a response that ended leaves its loader\'s signal alone, under inject() too', async (t) => {
+  const { signals, forecast, options } = gatedWeather()
+  forecast.open({ summary: 'Sunny, 21 °C' })
+  const { app } = await build(t, options)
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) t.match((await app.inject({ url: '/weather', headers })).body, FORECAST_SHOWN)
+  await setTimeout(10)
+  t.same(signals.map((signal) => signal.aborted), [false, false, false])
+})
+
 t.test('a loader stopped by its signal because the client left is nobody\'s error', async (t) => {
   const called = gate<void>()
   const waits = defineLoader<WeatherData>(async ({ signal }) => {

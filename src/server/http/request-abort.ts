@@ -15,7 +15,7 @@ export function requestSignal (reply: FastifyReply): AbortSignal {
   if (!controller) {
     const created = controller = new AbortController()
     CONTROLLERS.set(reply, created)
-    reply.raw.once('close', () => { if (!reply.raw.writableFinished) created.abort(new ClientGoneError()) })
+    reply.raw.once('close', () => { if (!reply.raw.writableEnded) created.abort(new ClientGoneError()) })
   }
   return controller.signal
 }
