@@ -60,6 +60,9 @@ function unexpectedFields (names: readonly string[] = []) {
   return { unexpectedFields: shown, unexpectedFieldCount: names.length }
 }
 
+/** The `:name` parameters of a Fastify route path (`/notes/:id(^\\d+)` has `id`). */
+const paramNames = (path = ''): string[] => [...path.matchAll(/:(\w+)/g)].map(([, name]) => name!)
+
 const FORM_ROUTE_DEPENDENCIES = ['honeypot', 'flash-toasts', 'cookies', 'form-bodies', 'page-loading', 'metrics']
 
 // Cross-site and media-type checks before the body is read, then the honeypot, then the schema, and only then
@@ -68,6 +71,9 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
   const { page, schema, handle, bodyLimit, acceptUnknownFields } = options
   const path = options.path ?? page.path
   if (!path) throw new TypeError(`defineFormRoute: the page "${page.id}" has no path; give the route a \`path\`.`)
+  // A refusal runs the page's loader with the form route's parameters: one it lacks was undefined, typed a string.
+  const missing = paramNames(page.path).filter((name) => !paramNames(path).includes(name))
+  if (missing.length > 0) throw new TypeError(`the form posts to ${path}, which lacks ${missing.map((name) => `:${name}`).join(', ')} of its page's path ${page.path ?? ''}: a refused form shows the page again, its loader reading the form's parameters; give the form's path the same ones`)
   const form = new FormSchema(schema, { acceptUnknownFields })
   // An action at an address of its own cannot tell which page of a parametric path it came from: home.
   function pageAddress (request: FastifyRequest): string {

@@ -420,6 +420,22 @@ t.test('a form route on an address of its own goes back to its page after succes
   t.equal(pageData(refused.body).requestInfo.path, CONTACT_PATH, 'the theme switch returns to the page, not to the action')
 })
 
+// A refusal shows the page again by running its loader with the form route's parameters: a form at /save/:noteId
+// gave the loader of /notes/:id no id, and a refused form was a 500.
+t.test('a form whose path lacks a parameter of its page\'s path stops start-up, naming both', async (t) => {
+  const note = async (path: string) => {
+    const server = await import('../../fixtures/note-form/note.server.js')
+    return { loader: server.loader, action: { ...server.action, path } }
+  }
+  const screens = (path: string) => ({ note: { view: () => import('../../fixtures/note-form/note.js'), server: () => note(path) } })
+  await t.rejects(build(t, { screens: screens('/save/:noteId') }), { message: 'the screen "note": its action: the form posts to /save/:noteId, which lacks :id of its page\'s path /notes/:id: a refused form shows the page again, its loader reading the form\'s parameters; give the form\'s path the same ones' })
+  const { app } = await build(t, { honeypot: { timing: false }, screens: screens('/notes/:id/save') })
+  const props = await renderedHoneypot(app, '/notes/42')
+  const refused = await postForm(app, '/notes/42/save', withHoneypot(props, { text: '' }))
+  t.equal(refused.statusCode, 422, 'a path that carries them is taken')
+  t.match(refused.body, '<h1>Note 42</h1>', 'and its refusal shows the note posted from')
+})
+
 t.test('on a page with a parameter in its address, success goes back to that page: the note posted from', async (t) => {
   const { app } = await build(t, { honeypot: { timing: false }, screens: { note: { view: () => import('../../fixtures/note-form/note.js'), server: () => import('../../fixtures/note-form/note.server.js') } } })
   const props = await renderedHoneypot(app, '/notes/42')
