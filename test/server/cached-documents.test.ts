@@ -3,6 +3,7 @@ import { createElement, Suspense, use } from 'react'
 import t from 'tap'
 import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
 import { assertHuman } from '../../src/server/security/honeypot.js'
+import { defineLoader } from '../../src/server/screens/index.js'
 import { PLAIN_HTTP_WARNING } from '../../src/server/plugins/app/plain-http-warning.js'
 import { screen } from '../helpers/screens.js'
 import { build, cacheOutcome, pageData, postForm, setCookie } from '../helpers/app.js'
@@ -233,6 +234,23 @@ t.test('a page marked cache: false is rendered on every request and never kept',
   const [first, second] = [await app.inject({ url: '/counter', headers: VISITOR }), await app.inject({ url: '/counter', headers: VISITOR })]
   t.not(/Render \d+/.exec(first.body)?.[0], /Render \d+/.exec(second.body)?.[0], 'each visit renders afresh')
   t.equal(app.renderCache.size, 0)
+})
+
+t.test('a page whose loader says no-store is private to its visitor: never kept, served as its loader said', async (t) => {
+  const account = screen({ path: '/account', component: ({ data }: { data: { email: string } }) => createElement('p', null, data.email) }, {
+    loader: defineLoader<{ email: string }>(({ reply }) => {
+      reply.header('Cache-Control', 'no-store')
+      return { email: 'ada@example.com' }
+    })
+  })
+  const { app } = await build(t, { screens: { account } })
+  const answers = [await app.inject({ url: '/account', headers: VISITOR }), await app.inject({ url: '/account', headers: VISITOR }), await app.inject({ url: '/account', headers: VISITOR })]
+  t.same(answers.map(cacheOutcome), ['bypass', 'bypass', 'bypass'], 'rendered for each request')
+  t.equal(app.renderCache.size, 0, 'no copy kept in the server either')
+  for (const answer of answers) {
+    t.equal(answer.headers['cache-control'], 'no-store', 'nor in the browser: the back/forward cache does not show it again after signing out')
+    t.match(answer.body, '<p>ada@example.com</p>')
+  }
 })
 
 t.test('outside production, a cached page that renders differently is reported by name', async (t) => {

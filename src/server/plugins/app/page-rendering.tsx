@@ -155,7 +155,9 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     // A document showing a failure's details (development) is rendered for that failure alone.
     const script = cause === undefined ? documentScript : devScript({ error: cause })
     const deferred = page.deferred ? deferredPartsOf(reply) : null
-    const cacheable = !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
+    // A loader that said no-store (a page for one signed-in visitor) asked that no copy be kept: ours neither.
+    const kept = page.status >= 400 || !/\bno-store\b/i.test(String(reply.getHeader('cache-control') ?? ''))
+    const cacheable = kept && !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
     const key = script === documentScript ? renderCacheKey(data, honeypotToken, cacheable) : null
     // A speculation may never be shown: it reads the cache but never counts as a sighting, so never changes what is kept.
     const visitor = speculation === 'none'
