@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { Type } from 'typebox'
 import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
-import { defineAction } from '../../src/server/screens/index.js'
+import { defineAction, defineLoader } from '../../src/server/screens/index.js'
 import { loadScreens } from '../../src/server/screens/load-screens.js'
 import * as SCREENS from '../../src/screens/index.js'
 import { speculationRules, SPECULATE_ATTRIBUTE } from '../../src/shared/speculation-rules.js'
@@ -122,6 +122,29 @@ t.test('with a flash toast waiting, a speculative request answered with an error
   const visit = await app.inject({ url: '/', headers: HTML, cookies })
   t.equal(pageData(visit.body).toast?.id, 'saved', 'the visit still shows the toast')
 })
+t.test('a speculative request whose loader sets a flash toast is refused, and sets none: the click sets it', async (t) => {
+  // A private page redirecting a signed-out visitor, as a sign-in area does; prerendered on hover over a link to it.
+  const account = screen(defineScreen({ path: '/account', component: () => null }), {
+    loader: defineLoader<null>(({ request, reply }) => {
+      request.server.flashToasts.set(reply, { id: 'sign-in', description: 'Sign in to see your account.' })
+      return reply.redirect('/', 303)
+    })
+  })
+  const { app } = await build(t, { screens: { account } })
+  for (const headers of [PREFETCH, PRERENDER]) {
+    const speculative = await app.inject({ url: '/account', headers })
+    t.equal(speculative.statusCode, 503, `${headers['sec-purpose']}: refused, so the browser drops it and asks again on the click`)
+    t.equal(speculative.body, '')
+    t.equal(speculative.headers.location, undefined, 'not followed')
+    t.equal(speculative.headers['cache-control'], 'no-store')
+    t.equal(setCookie(speculative, FLASH_TOAST_COOKIE), undefined, 'no toast for whatever page comes next')
+  }
+  const click = await app.inject({ url: '/account', headers: HTML })
+  t.equal(click.statusCode, 303)
+  t.equal(click.headers.location, '/')
+  t.ok(setCookie(click, FLASH_TOAST_COOKIE)?.value, 'the visit itself sets the toast')
+})
+
 t.test('speculative requests never change what the render cache keeps', async (t) => {
   const { app } = await build(t)
   const speculated = [await app.inject({ url: '/', headers: PRERENDER }), await app.inject({ url: '/', headers: PREFETCH })]

@@ -5,6 +5,7 @@ import { Value } from 'typebox/value'
 import type { Toast, ToastType } from '../../shared/page-data.js'
 import { ToastSchema } from '../../shared/toast-schema.js'
 import type { CookieAttributes } from './attributes.js'
+import { speculationOf } from '../http/speculation.js'
 
 export const FLASH_TOAST_COOKIE = 'en_toast'
 /** Seconds: enough for a redirect on a slow connection. */
@@ -39,6 +40,8 @@ export interface FlashToasts {
   take (request: FastifyRequest, reply: FastifyReply): Toast | null
   /** Whether the request carries a toast cookie, read or not: a page asked for speculatively must then not be sent. */
   waiting (request: FastifyRequest): boolean
+  /** Whether a toast was set while answering a speculation, and so held back: the answer must then be refused. */
+  heldBack (reply: FastifyReply): boolean
 }
 
 export interface FlashToastOptions {
@@ -49,6 +52,8 @@ export interface FlashToastOptions {
 
 export function createFlashToasts ({ attributes, now = Date.now }: FlashToastOptions): FlashToasts {
   const cookieName = attributes.secure ? `__Host-${FLASH_TOAST_COOKIE}` : FLASH_TOAST_COOKIE
+  // A page asked for ahead may never be shown: its toast would show on whatever page comes next (docs/navigation.md).
+  const heldBack = new WeakSet<FastifyReply>()
   return {
     cookieName,
     set (reply, toast) {
@@ -67,7 +72,8 @@ export function createFlashToasts ({ attributes, now = Date.now }: FlashToastOpt
       if (encoded.length > MAX_ENCODED_CHARS) {
         throw new TypeError(`setFlashToast: the toast is too large for a cookie (${encoded.length} > ${MAX_ENCODED_CHARS} characters encoded).`)
       }
-      reply.setCookie(cookieName, encoded, { ...attributes, maxAge: MAX_AGE, signed: true })
+      if (speculationOf(reply.request) === 'none') reply.setCookie(cookieName, encoded, { ...attributes, maxAge: MAX_AGE, signed: true })
+      else heldBack.add(reply)
       return value
     },
     take (request, reply) {
@@ -87,6 +93,9 @@ export function createFlashToasts ({ attributes, now = Date.now }: FlashToastOpt
     },
     waiting (request) {
       return request.cookies[cookieName] !== undefined
+    },
+    heldBack (reply) {
+      return heldBack.has(reply)
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 export type Speculation = 'none' | 'prefetch' | 'prerender'
 
@@ -11,4 +11,9 @@ export function speculationOf (request: FastifyRequest): Speculation {
   if (item !== 'prefetch') return 'none'
   // A boolean parameter: bare (`;prerender`) or `=?1` is true, `=?0` false (RFC 8941, 3.3.6).
   return parameters.some((parameter) => parameter === 'prerender' || parameter === 'prerender=?1') ? 'prerender' : 'prefetch'
+}
+
+/** The status and headers that make the browser drop a speculation and ask again on the click; the body is empty. */
+export function refuseSpeculation (reply: FastifyReply): FastifyReply {
+  return reply.status(503).header('Cache-Control', 'no-store').header('Vary', 'Sec-Purpose, Cookie')
 }

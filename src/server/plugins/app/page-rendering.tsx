@@ -22,7 +22,7 @@ import { runsScripts } from '../../http/script-evidence.js'
 import { readRequestInfo } from '../../http/request-info.js'
 import { addVary } from '../../http/negotiation.js'
 import { advertiseClientHints } from '../../http/client-hints.js'
-import { speculationOf } from '../../http/speculation.js'
+import { refuseSpeculation, speculationOf } from '../../http/speculation.js'
 import type { DevTools } from '../../dev/dev-tools.js'
 import type { LoadedScreens } from '../../screens/load-screens.js'
 
@@ -143,7 +143,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     // A toast shows once: a speculation refused with 503 is asked again on the click
     // (https://github.com/WICG/nav-speculation/issues/138); an error page goes without it, as non-2xx is dropped anyway.
     if (speculation !== 'none' && page.status < 400 && app.flashToasts.waiting(reply.request)) {
-      reply.status(503).header('Cache-Control', 'no-store').header('Vary', 'Sec-Purpose, Cookie').send()
+      refuseSpeculation(reply).send()
       return
     }
     const data = pageData(reply, page, requestInfo, speculation !== 'none')
