@@ -160,7 +160,9 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
       const toast = outcome?.toast ? setToast(request, reply, outcome.toast) : undefined
       const redirectTo = safeRedirect(outcome?.redirectTo ?? pageAddress(request))
       // Pages fetched or prerendered ahead are stale now, and would lack the toast: Chromium drops them (docs/navigation.md).
-      reply.header('Clear-Site-Data', SPECULATIONS_STALE)
+      // Beside any the handler asked for (a sign-out's "cache"), not in its place.
+      const asked = reply.getHeader('clear-site-data')
+      reply.header('Clear-Site-Data', asked === undefined ? SPECULATIONS_STALE : `${String(asked)}, ${SPECULATIONS_STALE}`)
       if (!wantsJson(request)) return reply.redirect(redirectTo, 303)
       const answer: FormSuccessBody = { ok: true, redirectTo, ...(toast ? { toast } : {}) }
       return reply.send(answer)

@@ -10,6 +10,8 @@ import type { HoneypotOptions } from '../../../src/server/security/honeypot.js'
 import { build, pageData, postForm, setCookie } from '../../helpers/app.js'
 import { scrape, valueOf } from '../../helpers/metrics.js'
 import { renderedHoneypot, withHoneypot } from '../../helpers/forms.js'
+import { screen } from '../../helpers/screens.js'
+import { defineScreen } from '../../../src/ui/define-screen.js'
 import { CONTACT_PATH } from '../../fixtures/contact-form/contact.js'
 import { CONTACT_ID, contactScreens } from '../../fixtures/contact-form/screens.js'
 import { TAKEN_EMAIL, TOPICS, VALID_ANSWERS, WRONG_ANSWERS, WRONG_MESSAGES, type Contact } from '../../fixtures/contact-form/contact.server.js'
@@ -76,6 +78,24 @@ t.test('a person\'s answers reach the handler, typed as the schema says; the bro
   const cookie = setCookie(response, 'contacted')
   t.equal(cookie?.value, 'yes')
   t.same({ path: cookie?.path, httpOnly: cookie?.httpOnly, sameSite: cookie?.sameSite, secure: cookie?.secure }, { path: '/', httpOnly: true, sameSite: 'Lax', secure: undefined }, 'the app\'s attributes, not Secure outside production')
+})
+
+t.test('a handler\'s own Clear-Site-Data (a sign-out clearing the cache) is kept beside the speculations\'', async (t) => {
+  const account = screen(defineScreen({ path: '/account', component: () => null }), {
+    action: defineAction({
+      path: '/account/sign-out',
+      schema: Type.Object({}),
+      handle ({ reply }) {
+        // What the visitor's browser kept of their private pages goes with the session.
+        reply.header('Clear-Site-Data', '"cache"')
+        return { redirectTo: '/' }
+      }
+    })
+  })
+  const { app } = await build(t, { screens: { account }, honeypot: { timing: false } })
+  const signOut = await postForm(app, '/account/sign-out', withHoneypot(await renderedHoneypot(app, '/account'), {}), SAME_ORIGIN)
+  t.equal(signOut.statusCode, 303)
+  t.equal(signOut.headers['clear-site-data'], '"cache", "prefetchCache", "prerenderCache"', 'both, in one header')
 })
 
 t.test('the next page shows the toast once', async (t) => {
