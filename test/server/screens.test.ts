@@ -1,5 +1,6 @@
 import { createElement } from 'react'
 import t from 'tap'
+import { Type } from 'typebox'
 import * as SCREENS from '../../src/screens/index.js'
 import { clientError } from '../../src/server/errors.js'
 import { defineLoader } from '../../src/server/screens/index.js'
@@ -25,6 +26,9 @@ t.test('a screen written wrong stops start-up with its id named', async (t) => {
   await t.rejects(loadScreens({ odd: screen(view, { loader: 'data' }) }), /the screen "odd": its `loader` is not a function/)
   await t.rejects(loadScreens({ one: screen(view), two: screen(view) }), /the screens "one" and "two" have the same path, \/one/)
   await t.rejects(loadScreens({ odd: screen({ ...view, path: 'one' }) }), /the screen "odd": its path "one" must begin with \//)
+  // Two sign-out forms, say: the router would name neither screen.
+  const signOut = { action: { path: '/sign-out', schema: Type.Object({}), handle () {} } }
+  await t.rejects(loadScreens({ one: screen(view, signOut), two: screen({ ...view, path: '/two' }, signOut) }), /the screens "one" and "two" have forms that post to the same path \(give one action a `path` of its own\), \/sign-out/)
   await t.rejects(loadScreens({ odd: screen({ component: view.component }, { action: { schema: {}, handle () {} } }) }), /has no path/, 'a form needs an address')
   // A package that reads `window` as it is imported: Node's own error names only the package.
   const browserOnly = async () => { throw new ReferenceError('window is not defined') }

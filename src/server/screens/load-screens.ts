@@ -42,19 +42,25 @@ export async function loadScreens (registry: ScreenRegistry): Promise<LoadedScre
     return { id, view, server }
   }))
 
-  const byPath = new Map<string, string>()
-  for (const { id, view } of loaded) {
-    if (!view.path) continue
-    const other = byPath.get(view.path)
-    if (other !== undefined) throw new TypeError(`the screens "${other}" and "${id}" have the same path, ${view.path}`)
-    byPath.set(view.path, id)
-  }
+  assertOnePerPath(loaded.flatMap(({ id, view }) => view.path ? [[id, view.path] as const] : []), 'have the same path')
+  const forms = loaded.flatMap(({ id, view, server }) => server.action ? [[id, actionRoute(id, view, server.action)] as const] : [])
+  // Else the router's own "Method 'POST' already declared" names neither screen.
+  assertOnePerPath(forms.map(([id, form]) => [id, form.path] as const), 'have forms that post to the same path (give one action a `path` of its own)')
 
   return {
     registry,
     screens: loaded.map(({ id, view }) => ({ id, view })),
     loaders: new Map(loaded.flatMap(({ id, server }) => server.loader ? [[id, server.loader as PageLoader]] : [])),
-    forms: loaded.flatMap(({ id, view, server }) => server.action ? [actionRoute(id, view, server.action)] : [])
+    forms: forms.map(([, form]) => form)
+  }
+}
+
+function assertOnePerPath (paths: ReadonlyArray<readonly [id: string, path: string]>, problem: string): void {
+  const byPath = new Map<string, string>()
+  for (const [id, path] of paths) {
+    const other = byPath.get(path)
+    if (other !== undefined) throw new TypeError(`the screens "${other}" and "${id}" ${problem}, ${path}`)
+    byPath.set(path, id)
   }
 }
 
