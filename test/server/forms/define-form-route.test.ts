@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { ERRORS, SEND_AGAIN } from '../../../src/server/errors.js'
 import { FLASH_TOAST_COOKIE } from '../../../src/server/cookies/flash-toast.js'
 import { defineFormRoute } from '../../../src/server/forms/define-form-route.js'
-import { defineAction } from '../../../src/server/screens/index.js'
+import { defineAction, defineLoader } from '../../../src/server/screens/index.js'
 import { UNEXPECTED_FIELDS } from '../../../src/server/forms/form-schema.js'
 import type { HoneypotOptions } from '../../../src/server/security/honeypot.js'
 import { build, pageData, postForm, setCookie } from '../../helpers/app.js'
@@ -82,6 +82,7 @@ t.test('a person\'s answers reach the handler, typed as the schema says; the bro
 
 t.test('a handler\'s own Clear-Site-Data (a sign-out clearing the cache) is kept beside the speculations\'', async (t) => {
   const account = screen(defineScreen({ path: '/account', component: () => null }), {
+    loader: defineLoader<null>(({ request, reply }) => request.cookies.session === undefined ? reply.redirect('/sign-in', 303) : null),
     action: defineAction({
       path: '/account/sign-out',
       schema: Type.Object({}),
@@ -93,7 +94,8 @@ t.test('a handler\'s own Clear-Site-Data (a sign-out clearing the cache) is kept
     })
   })
   const { app } = await build(t, { screens: { account }, honeypot: { timing: false } })
-  const signOut = await postForm(app, '/account/sign-out', withHoneypot(await renderedHoneypot(app, '/account'), {}), SAME_ORIGIN)
+  // The form is on a page behind sign-in: its honeypot comes from the page a signed-in visitor sees.
+  const signOut = await postForm(app, '/account/sign-out', withHoneypot(await renderedHoneypot(app, '/account', { session: 'ada' }), {}), SAME_ORIGIN)
   t.equal(signOut.statusCode, 303)
   t.equal(signOut.headers['clear-site-data'], '"cache", "prefetchCache", "prerenderCache"', 'both, in one header')
 })
