@@ -1,6 +1,18 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { refuseSpeculation } from '../http/speculation.js'
 import type { LoadedScreens } from '../screens/load-screens.js'
+
+/**
+ * A loader that sets a flash toast while answering a speculation (a private page sending a signed-out prerender to
+ * sign in) has it held back; its answer is refused as one with a toast waiting is, so the browser drops it and the
+ * click's own request sets the toast (docs/navigation.md). Only a loader can set one on a GET.
+ */
+const refuseHeldBackToast: onSendHookHandler = function (_request, reply, payload, done) {
+  if (!this.flashToasts.heldBack(reply)) return done(null, payload)
+  refuseSpeculation(reply).removeHeader('location')
+  done(null, '')
+}
 
 export const pageRoutes = fp<{ screens: LoadedScreens }>(async function pageRoutes (app: FastifyInstance, { screens: { screens, loaders } }) {
   for (const { id, view } of screens) {
@@ -10,9 +22,9 @@ export const pageRoutes = fp<{ screens: LoadedScreens }>(async function pageRout
       app.get(view.path, (_request, reply) => { reply.sendPage({ id, status: 200, data: null }) })
       continue
     }
-    app.get(view.path, async (_request, reply) => {
+    app.get(view.path, { onSend: refuseHeldBackToast }, async (_request, reply) => {
       await reply.renderPage(id)
       return reply
     })
   }
-}, { name: 'page-routes', fastify: '5.x', encapsulate: true, dependencies: ['page-rendering', 'page-loading'] })
+}, { name: 'page-routes', fastify: '5.x', encapsulate: true, dependencies: ['page-rendering', 'page-loading', 'flash-toasts'] })
