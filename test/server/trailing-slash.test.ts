@@ -13,6 +13,7 @@ t.test('the address without its trailing slashes keeps its query, and never leav
   t.equal(withoutTrailingSlash('/examples'), null, 'nothing to drop')
   t.equal(withoutTrailingSlash('/'), null, 'the home page keeps its one slash')
   t.equal(withoutTrailingSlash('//'), null)
+  t.equal(withoutTrailingSlash('///?next=/'), null, 'slashes alone, query or not, are the home page')
   t.equal(withoutTrailingSlash('//evil.example/'), null, 'never protocol-relative')
   t.equal(withoutTrailingSlash('/\\evil.example/'), null, 'nor what a browser reads as such')
 })

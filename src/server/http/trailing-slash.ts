@@ -5,6 +5,7 @@ import { pathOf } from '../../shared/address.js'
 export function withoutTrailingSlash (url: string): string | null {
   const path = pathOf(url)
   const trimmed = path.replace(/\/+$/, '')
-  if (trimmed === path || trimmed === '' || !/^\/(?![/\\])/.test(trimmed)) return null
+  // An empty path (`/` trimmed) fails the test too: it must begin with a slash.
+  if (trimmed === path || !/^\/(?![/\\])/.test(trimmed)) return null
   return trimmed + url.slice(path.length)
 }
