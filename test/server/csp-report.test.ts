@@ -73,6 +73,12 @@ t.test('a legacy report gives one violation; an older browser\'s violated-direct
   for (const notReport of [[], {}, { 'csp-report': 'x' }, { 'csp-report': [] }, null, 'x']) t.equal(readLegacyReport(notReport), undefined, JSON.stringify(notReport))
 })
 
+t.test('an address longer than any a browser reports is left unparsed, and reads as unreadable', async (t) => {
+  const long = `https://shop.example/${'a'.repeat(8192)}`
+  const [violation] = readReportBatch([chromiumReport({ documentURL: long, blockedURL: long })])!
+  t.same(violation, { document: '(unreadable)', directive: 'img-src', blocked: '(unreadable)', sample: '', disposition: 'enforce' })
+})
+
 t.test('a batch is read no further than its first entries', async (t) => {
   const batch = Array.from({ length: REPORTS_PER_BODY + 30 }, (_, i) => chromiumReport({ blockedURL: `https://b${i}.example/` }))
   const violations = readReportBatch(batch)!
@@ -88,6 +94,7 @@ t.test('the minute budget admits all of a take or none of it, and opens again a 
   t.equal(budget.secondsLeft(), 1)
   t.notOk(budget.take(1), 'still the same minute')
   clock.now += 1_000
+  t.equal(budget.secondsLeft(), 1, 'never 0, though the minute ends between a refusal and its answer: Retry-After: 0 asks for an instant retry')
   t.ok(budget.take(10), 'a new minute')
 })
 
@@ -187,6 +194,14 @@ t.test('one address past its budget gets 429 in words with Retry-After; the prox
   t.match(refused.body, /from this address/)
 })
 
+t.test('an IPv6 client\'s budget is its /64\'s, which one household or host holds: another address in it is no new client', async (t) => {
+  const { app } = await build(t, { env: { TRUST_PROXY: '127.0.0.1' }, cspReports: { requestsPerClient: 2 } })
+  const send = (address: string) => post(app, LEGACY, JSON.stringify(LEGACY_REPORT), { 'x-forwarded-for': address })
+  t.same([(await send('2001:db8:1:2::1')).statusCode, (await send('2001:db8:1:2::ffff')).statusCode], [204, 204])
+  t.equal((await send('2001:db8:1:2:abcd::9')).statusCode, 429, 'the same /64')
+  t.equal((await send('2001:db8:1:3::1')).statusCode, 204, 'the next /64 is another client')
+})
+
 t.test('a compressed report is refused unread: its size would hide what it expands to', async (t) => {
   const { app, logs } = await build(t, { env: { METRICS_PORT: '0' } })
   const body = gzipSync(JSON.stringify(Array.from({ length: 2000 }, () => chromiumReport())))
@@ -195,9 +210,12 @@ t.test('a compressed report is refused unread: its size would hide what it expan
     t.equal(response.statusCode, 415, encoding)
     t.match(response.body, /uncompressed/)
   }
-  t.equal((await post(app, BATCH, JSON.stringify([chromiumReport()]), { 'content-encoding': 'identity' })).statusCode, 204, 'identity is no encoding')
-  t.equal(cspLines(logs).length, 1)
-  t.equal(valueOf(await scrape(app), 'csp_reports_total', { directive: 'img-src' }), 1)
+  // Content codings are case-insensitive (RFC 9110 §8.4.1).
+  for (const encoding of ['identity', ' Identity ']) {
+    t.equal((await post(app, BATCH, JSON.stringify([chromiumReport()]), { 'content-encoding': encoding })).statusCode, 204, `${encoding} is no encoding`)
+  }
+  t.equal(cspLines(logs).length, 1, 'the second is the same kind of report')
+  t.equal(valueOf(await scrape(app), 'csp_reports_total', { directive: 'img-src' }), 2)
 })
 
 t.test('other content types get 415, large bodies 413, and bodies that are no report 400: in words, never a page', async (t) => {
