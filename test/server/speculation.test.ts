@@ -1,6 +1,8 @@
 import t, { type Test } from 'tap'
 import { Type } from 'typebox'
+import type { FastifyRequest } from 'fastify'
 import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
+import { speculationOf } from '../../src/server/http/speculation.js'
 import { defineAction, defineLoader } from '../../src/server/screens/index.js'
 import { loadScreens } from '../../src/server/screens/load-screens.js'
 import * as SCREENS from '../../src/screens/index.js'
@@ -158,6 +160,17 @@ t.test('speculative requests never change what the render cache keeps', async (t
   const hit = await app.inject({ url: '/', headers: PRERENDER })
   t.equal(cacheOutcome(hit), 'hit', 'a speculation is served a kept document')
   t.same(app.renderCache.stats, before, 'without counting a hit or refreshing its place')
+})
+
+t.test('Sec-Purpose: a prefetch is a prerender when its boolean parameter says so, bare or ?1, never ?0', async (t) => {
+  const purposeOf = (header?: string | string[]) => speculationOf({ headers: { 'sec-purpose': header } } as unknown as FastifyRequest)
+  t.equal(purposeOf('prefetch;prerender'), 'prerender', 'bare')
+  t.equal(purposeOf('prefetch; prerender=?1'), 'prerender', 'true, written out (RFC 8941 3.3.6)')
+  t.equal(purposeOf('prefetch;prerender=?0'), 'prefetch', 'false')
+  t.equal(purposeOf('prefetch;anonymous-client-ip'), 'prefetch')
+  t.equal(purposeOf('prerender'), 'none', 'a parameter is no purpose of its own')
+  t.equal(purposeOf(undefined), 'none')
+  t.equal(purposeOf(['prefetch', 'prefetch']), 'none', 'a repeated header is not read')
 })
 
 t.test('speculative requests are counted apart in the metrics', async (t) => {
