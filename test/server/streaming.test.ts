@@ -172,6 +172,17 @@ t.test('a bot gets the whole document in one piece', async (t) => {
   t.notMatch(String(response.headers['server-timing']), /delivery/)
 })
 
+t.test('either client-hint cookie alone shows that the browser runs scripts: its document is streamed, not held', async (t) => {
+  for (const cookie of ['CH-time-zone=Europe%2FLisbon', 'CH-prefers-color-scheme=light']) {
+    const { forecast, options } = gatedWeather()
+    const { url } = await listen(t, options)
+    const response = openStreamed(`${url}/weather`, { ...FIRST_VISIT, cookie })
+    t.match((await response.headers).headers['server-timing'], /delivery;desc=streamed/, cookie)
+    forecast.open({ summary: 'Sunny, 21 °C' })
+    t.match(await response.ended, FORECAST_SHOWN)
+  }
+})
+
 t.test('a rejected part shows its error in place, in words for the visitor, logged once with the request id; the status stays 200', async (t) => {
   const { app, logs } = await build(t, { ...withWeather(), allowErrorLogs: true, env: { TRUST_PROXY: 'loopback' } })
   for (const [name, headers] of Object.entries({ streamed: RUNS_SCRIPTS, held: FIRST_VISIT, bot: BOT })) {
