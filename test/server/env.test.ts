@@ -232,6 +232,16 @@ t.test('a rejected secret is named but its value is never echoed', async (t) => 
   }
 })
 
+t.test('a secret list longer than any the schema takes is named without its value, like any rejected secret', async (t) => {
+  const entry = 'a-long-secret-0123456789abcdefghijklmnopqrstuvwxyz'
+  const value = Array.from({ length: 2000 }, () => entry).join(',')
+  for (const name of ['SESSION_SECRET', 'HONEYPOT_SECRET']) {
+    const problems = problemsOf(t, { ...SECRETS, [name]: value })
+    t.same(problems, [`Invalid environment variable ${name}: expected a random string of at least 32 characters, or a comma-separated list of them, newest first.`], name)
+    t.notOk(problems.join('\n').includes(entry.slice(0, 20)), 'not even its start')
+  }
+})
+
 t.test('a secret may be a comma-separated list, newest first, so it can be rotated', async (t) => {
   const newest = 'newest-session-secret-0123456789abcdefghij'
   const older = 'older-session-secret-0123456789abcdefghijk'
