@@ -56,6 +56,15 @@ t.test('anything else is a 500 whose cause stays out of the answer', async (t) =
   t.same(answerFor(Object.assign(new Error('busy'), { code: 'FST_UNDER_PRESSURE', statusCode: 503 })), { status: 503, code: 'FST_UNDER_PRESSURE', message: ERRORS.FST_UNDER_PRESSURE.message }, 'load shedding keeps its own words')
 })
 
+t.test('a status outside 400 to 599 is no error status: the catalogue\'s for the code, else a 500', async (t) => {
+  const thrown = (statusCode: number, code?: string) => Object.assign(new Error('said by a library'), { statusCode, code })
+  t.same(answerFor(thrown(600)), { status: 500, code: 'INTERNAL', message: ERRORS.INTERNAL.message }, '600 is past the last')
+  t.same(answerFor(thrown(399)), { status: 500, code: 'INTERNAL', message: ERRORS.INTERNAL.message }, 'a 3xx is no error')
+  t.same(answerFor(thrown(302, 'FST_ERR_CTP_BODY_TOO_LARGE')), { status: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: ERRORS.FST_ERR_CTP_BODY_TOO_LARGE.message }, 'a known code keeps its status')
+  t.same(answerFor(thrown(400)), { status: 400, code: 'BAD_REQUEST', message: ERRORS.BAD_REQUEST.message }, '400 is the first')
+  t.same(answerFor(thrown(599)).status, 599, '599 the last')
+})
+
 t.test('the JSON body names the status in HTTP\'s words', async (t) => {
   t.same(errorBody({ status: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', message: 'Too big.' }), { statusCode: 413, error: 'Payload Too Large', message: 'Too big.' })
   t.same(statusWords(418), STATUSES[400], 'a 4xx without words of its own reads as a bad request')
