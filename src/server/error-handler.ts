@@ -52,12 +52,12 @@ function hooksHaveRun (request: FastifyRequest, reply: FastifyReply): boolean {
 }
 
 function sendPlain (request: FastifyRequest, reply: FastifyReply, answer: Answer): void {
-  // A malformed address or shed load is answered before the security hook runs: its headers all the same.
+  // A malformed address or shed load is answered before the security hook runs: its headers all the same (nosniff among
+  // them), with the policy of an answer that is not a document.
   if (request.server.hasDecorator('securityHeaders')) reply.headers(request.server.securityHeaders)
   varyByAccept(reply.header('Cache-Control', 'no-store'))
     .status(answer.status)
     .header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")
-    .header('X-Content-Type-Options', 'nosniff')
   if (wantsJson(request)) reply.send(errorBody(answer))
   else reply.type('text/plain; charset=utf-8').send(answer.message)
 }
