@@ -126,7 +126,8 @@ function fromFormText (schema: Shape, value: unknown): unknown {
     }
     return value
   }
-  if (schema.enum) return schema.enum.find((member) => typeof member !== 'string' && String(member) === value) ?? value
+  // A string member read back is the text itself; a number's or a boolean's is the value the form meant.
+  if (schema.enum) return schema.enum.find((member) => String(member) === value) ?? value
   if ((schema.type === 'number' || schema.type === 'integer') && DECIMAL.test(value)) return Number(value)
   if (schema.type === 'boolean' && TRUE.has(value)) return true
   if (schema.type === 'boolean' && FALSE.has(value)) return false
