@@ -138,11 +138,11 @@ t.test('cross-site submissions are refused and change nothing', async (t) => {
     await t.test(name, async (t) => {
       const page = await postForm(app, URL, { theme: 'dark', redirectTo: '/' }, headers)
       assertRefused(t, page, 403)
-      assertMessage(t, page, /another site/)
+      assertMessage(t, page, /another site, so the theme was not changed/)
       t.match(page.body, '<title>Forbidden | Agent Stack</title>')
       const json = await postJson(app, { theme: 'dark' }, headers)
       assertRefused(t, json, 403)
-      assertMessage(t, json, /another site/)
+      assertMessage(t, json, /another site, so the theme was not changed/)
       t.equal(json.json().error, 'Forbidden')
     })
   }
