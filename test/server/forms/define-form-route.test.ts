@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { ERRORS, SEND_AGAIN } from '../../../src/server/errors.js'
 import { FLASH_TOAST_COOKIE } from '../../../src/server/cookies/flash-toast.js'
 import { defineFormRoute } from '../../../src/server/forms/define-form-route.js'
-import { defineAction, defineLoader } from '../../../src/server/screens/index.js'
+import { defineAction, defineLoader, type ScreenAction } from '../../../src/server/screens/index.js'
 import { UNEXPECTED_FIELDS } from '../../../src/server/forms/form-schema.js'
 import type { HoneypotOptions } from '../../../src/server/security/honeypot.js'
 import { build, pageData, postForm, setCookie } from '../../helpers/app.js'
@@ -185,6 +185,16 @@ t.test('a route schema that names only the form\'s fields refuses the honeypot\'
   t.equal(response.json().message, 'The request is not valid.')
 })
 
+const NOTE_ACTION_PATH = '/test/contact/send'
+const NoteSchema = Type.Object({ note: Type.String({ minLength: 2 }) })
+
+/** The contact page with a form of one field at an address of its own, run by `handle`; the honeypot's clock not checked. */
+async function buildNoteAction (test: Build, handle: ScreenAction<typeof NoteSchema>['handle']) {
+  const { app } = await build(test, { screens: contactScreens({ action: defineAction({ path: NOTE_ACTION_PATH, schema: NoteSchema, handle }) }), honeypot: { timing: false } })
+  const props = await renderedHoneypot(app, CONTACT_PATH)
+  return (answers: Record<string, string>) => postForm(app, NOTE_ACTION_PATH, withHoneypot(props, answers))
+}
+
 t.test('without JavaScript, wrong answers get the same page again (422): each message by its field, what was typed kept, the secret not', async (t) => {
   const { app, post, received, logs, props } = await buildContact(t)
   const response = await post(WRONG)
@@ -204,6 +214,7 @@ t.test('without JavaScript, wrong answers get the same page again (422): each me
   t.same(page.form?.values, { name: '', email: 'ada at example', age: '12', topic: '', message: 'Hi <b>' }, 'as typed, as text')
   t.notMatch(response.body, SECRET, 'the password is nowhere in the page')
   t.not(honeyProps.encryptedValidFrom, props.encryptedValidFrom, 'a fresh honeypot timestamp for the next try')
+  t.same(page.form?.fields, { [props.validFromFieldName]: props.encryptedValidFrom }, 'yet the form sends again the token the honeypot accepted: corrected at once, it is not too fast')
 
   t.match(control(response.body, 'email'), 'value="ada at example"')
   t.match(control(response.body, 'message'), /<textarea/)
@@ -250,6 +261,16 @@ t.test('a script gets the same messages as JSON (422), and nothing it sent back'
   t.same(json.errors, WRONG_MESSAGES)
   const empty = (await postJson({ name: 'Ada' })).json()
   t.same(empty.errors, { email: 'This field is required.', topic: 'Choose a topic', message: 'This field is required.', password: 'Choose a password', terms: 'Tick the box to accept the terms' }, 'missing fields, from JSON')
+})
+
+t.test('a script\'s JSON is read as sent: text is no number and "on" no tick, as they would be from a form', async (t) => {
+  const { postJson, received } = await buildContact(t)
+  const typedAsText = await postJson({ ...VALID, terms: true })
+  t.equal(typedAsText.statusCode, 422)
+  t.same(typedAsText.json().errors, { age: WRONG_MESSAGES.age }, 'the age "36" is text')
+  t.same((await postJson({ ...VALID, age: 36 })).json().errors, { terms: WRONG_MESSAGES.terms }, 'the terms "on" are text')
+  t.equal((await postJson({ ...VALID, age: 36, terms: true })).statusCode, 200, 'typed, they pass')
+  t.equal(received.length, 1)
 })
 
 t.test('an empty box counts as no answer, and an optional one may stay empty', async (t) => {
@@ -428,18 +449,28 @@ t.test('the form route shares its address with its page: GET shows it, POST send
 })
 
 t.test('a form route on an address of its own goes back to its page after success', async (t) => {
-  const { app } = await build(t, {
-    screens: contactScreens({ action: defineAction({ path: '/test/contact/send', schema: Type.Object({ note: Type.String({ minLength: 2 }) }), handle: () => undefined }) }),
-    honeypot: { timing: false }
-  })
-  const props = await renderedHoneypot(app, CONTACT_PATH)
-  const sent = await postForm(app, '/test/contact/send', withHoneypot(props, { note: 'hello' }))
+  const send = await buildNoteAction(t, () => undefined)
+  const sent = await send({ note: 'hello' })
   t.equal(sent.statusCode, 303)
   t.equal(sent.headers.location, CONTACT_PATH)
-  const refused = await postForm(app, '/test/contact/send', withHoneypot(props, { note: 'x' }))
+  const refused = await send({ note: 'x' })
   t.equal(refused.statusCode, 422)
-  t.equal(pageData(refused.body).page.form?.action, '/test/contact/send', 'the state names the action, for the form that posts there')
+  t.equal(pageData(refused.body).page.form?.action, NOTE_ACTION_PATH, 'the state names the action, for the form that posts there')
   t.equal(pageData(refused.body).requestInfo.path, CONTACT_PATH, 'the theme switch returns to the page, not to the action')
+})
+
+t.test('a handler that finds nothing wrong may say so with empty errors: the form succeeds', async (t) => {
+  const send = await buildNoteAction(t, () => ({ errors: {} }))
+  const sent = await send({ note: 'hello' })
+  t.equal(sent.statusCode, 303)
+  t.equal(sent.headers.location, CONTACT_PATH)
+})
+
+t.test('a cookie a handler sets takes the app\'s attributes, but its own options win', async (t) => {
+  const send = await buildNoteAction(t, ({ setCookie }) => { setCookie('note-seen', 'yes', { httpOnly: false, maxAge: 60 }) })
+  const sent = await send({ note: 'hello' })
+  t.match(setCookie(sent, 'note-seen'), { value: 'yes', path: '/', sameSite: 'Lax', maxAge: 60 })
+  t.notOk(setCookie(sent, 'note-seen')?.httpOnly, 'readable by the page, as the handler asked')
 })
 
 // A refusal shows the page again by running its loader with the form route's parameters: a form at /save/:noteId
@@ -456,6 +487,9 @@ t.test('a form whose path lacks a parameter of its page\'s path stops start-up, 
   const refused = await postForm(app, '/notes/42/save', withHoneypot(props, { text: '' }))
   t.equal(refused.statusCode, 422, 'a path that carries them is taken')
   t.match(refused.body, '<h1>Note 42</h1>', 'and its refusal shows the note posted from')
+  const sent = await postForm(app, '/notes/42/save', withHoneypot(props, { text: 'hello' }))
+  t.equal(sent.statusCode, 303)
+  t.equal(sent.headers.location, '/', 'success at an address of its own goes home: never to the action, which answers no GET')
 })
 
 t.test('on a page with a parameter in its address, success goes back to that page: the note posted from', async (t) => {
