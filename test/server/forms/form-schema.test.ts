@@ -18,6 +18,7 @@ t.test('a form\'s text is read as a person meant it', async (t) => {
   t.same(read, { ok: true, value: { name: 'Ada', count: 12, ratio: -5, subscribe: true, tags: ['a'] } })
   t.same(survey.read({ name: 'Ada', subscribe: 'false' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', subscribe: false } })
   t.same(survey.read({ name: 'Ada', subscribe: 'off' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', subscribe: false } })
+  t.same(survey.read({ name: 'Ada', ratio: '.5', subscribe: 'true' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', ratio: 0.5, subscribe: true } }, 'a number from its point, a box that sends "true"')
   t.same(survey.read({ name: 'Ada', count: '', tags: ['a', 'b'] }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', tags: ['a', 'b'] } }, 'an empty box is no answer')
   t.same(survey.read({ name: ' \t ', secret: '   ' }, { fromForm: true, ignore: NONE }), { ok: false, errors: { name: 'This field is required.' } }, 'nor is one of spaces alone')
   t.same(survey.read({ name: 'Ada', secret: '   ' }, { fromForm: true, ignore: NONE }), { ok: true, value: { name: 'Ada', secret: '   ' } }, 'but a secret\'s spaces are kept')
