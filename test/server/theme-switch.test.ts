@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
-import { build, postForm, setCookie } from '../helpers/app.js'
+import { MAX_REDIRECT_LENGTH } from '../../src/shared/safe-redirect.js'
+import { build, pageData, postForm, setCookie } from '../helpers/app.js'
 
 const URL = '/resources/theme-switch'
 const YEAR = 31_536_000
@@ -260,6 +261,13 @@ t.test('the longest address a page offers fits the body, form-encoded; a body ov
   const justUnder = await postForm(app, URL, { theme: 'dark', redirectTo: '/' + 'a'.repeat(3 * 1024) })
   t.equal(justUnder.statusCode, 303, 'a few KiB are fine (redirectTo is then too long to keep)')
   t.equal(justUnder.headers.location, '/')
+})
+
+t.test('a page at an address longer than the switch keeps offers home as the way back: its form never grows past the body limit', async (t) => {
+  const { app } = await build(t)
+  const returnTo = async (url: string) => pageData((await app.inject({ url, headers: { accept: 'text/html' } })).body).requestInfo.returnTo
+  t.equal(await returnTo('/?q=kept'), '/?q=kept')
+  t.equal(await returnTo(`/?q=${'a'.repeat(MAX_REDIRECT_LENGTH)}`), '/')
 })
 
 t.test('no input produces a 5xx', async (t) => {
