@@ -161,6 +161,20 @@ t.test('a held page whose start renders differently the second time (an impure c
   t.match(logs.filter((entry) => entry.level >= 50).map((entry) => entry.msg), [/rendered differently the second time/], 'logged as an error')
 })
 
+// A shared cache keys a document by what it varies on: one streamed in gzip must never reach a client that takes none.
+t.test('a document that waits names Accept-Encoding in Vary, beside Cookie, under every delivery and encoding', async (t) => {
+  const soon = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary: 'Sunny, 21 °C' }))) }))
+  const { app } = await build(t, withWeather(soon))
+  for (const [delivery, headers] of [['streamed', RUNS_SCRIPTS], ['held', FIRST_VISIT]] as const) {
+    for (const encoding of ['br', 'gzip', 'identity']) {
+      const response = await app.inject({ url: '/weather', headers: { ...headers, 'accept-encoding': encoding } })
+      t.match(response.headers['server-timing'], `delivery;desc=${delivery}`, `${delivery}, ${encoding}: it waited`)
+      const vary = String(response.headers.vary).split(',').map((field) => field.trim().toLowerCase())
+      t.ok(vary.includes('accept-encoding') && vary.includes('cookie'), `${delivery}, ${encoding}: Vary is ${response.headers.vary}`)
+    }
+  }
+})
+
 t.test('a bot gets the whole document in one piece', async (t) => {
   const { forecast, options } = gatedWeather()
   const { app } = await build(t, options)
