@@ -175,6 +175,18 @@ t.test('a document that waits names Accept-Encoding in Vary, beside Cookie, unde
   }
 })
 
+// A thenable may call back as soon as it is asked (some query builders do): its part settles before the render
+// listens for parts, and its outcome must still reach the browser, which hydrates from it.
+t.test('a part that settles as the loader returns (a thenable that calls back at once) still reaches the browser', async (t) => {
+  const atOnce = { then: (resolve: (value: Forecast) => void) => resolve({ summary: 'Sunny, 21 °C' }) } as unknown as Promise<Forecast>
+  const { app } = await build(t, withWeather(defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: atOnce }))))
+  for (const headers of [RUNS_SCRIPTS, FIRST_VISIT, BOT]) {
+    const response = await app.inject({ url: '/weather', headers })
+    t.match(response.body, FORECAST_SHOWN)
+    t.same(deferredOutcomes(response.body), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'with its value for hydration')
+  }
+})
+
 t.test('a bot gets the whole document in one piece', async (t) => {
   const { forecast, options } = gatedWeather()
   const { app } = await build(t, options)
