@@ -21,6 +21,7 @@ export interface RenderOptions {
   delivery: Delivery
   timeLimitMs: number
   nonce: string
+  /** Inert by construction, as written into the page: no `<` (dev-script.ts serializes its data with serializeForScript). */
   script: string
   capture: Capture
   deferred: DeferredParts | null
@@ -47,9 +48,6 @@ function renderOptions (data: PageData, nonce: string, script: string) {
 
 /** React's mark of a Suspense boundary it left for the browser to render: the part waited on something, or failed. */
 const CLIENT_RENDERED_BOUNDARY = '<!--$!-->'
-/** Escaped in a bootstrap script exactly as React escapes it. */
-const SCRIPT_TAG = /(<\/|<)(s)(cript)/gi
-const escapeScriptTags = (script: string) => script.replace(SCRIPT_TAG, (_, prefix: string, s: string, rest: string) => `${prefix}${s === 's' ? '\\u0073' : '\\u0053'}${rest}`)
 
 // The cheaper string renderer; null when a part waits or fails, so the streaming one takes over and reports it
 // (docs/decisions/pages-rendered-per-request.md). It writes no bootstrap scripts, so they are added as React would.
@@ -62,7 +60,7 @@ export function renderAtOnce (element: ReactNode, data: PageData, nonce: string,
   }
   const end = html.lastIndexOf('</body>')
   if (end === -1 || html.includes(CLIENT_RENDERED_BOUNDARY)) return null
-  const scripts = `<script nonce="${nonce}">${bootstrapScript(data)}${script && escapeScriptTags(script)}</script><script type="module" src="${data.assets.entry}" nonce="${nonce}" async=""></script>`
+  const scripts = `<script nonce="${nonce}">${bootstrapScript(data)}${script}</script><script type="module" src="${data.assets.entry}" nonce="${nonce}" async=""></script>`
   // The string renderer leaves out the doctype the streaming one writes: without it a browser renders in quirks mode.
   return '<!DOCTYPE html>' + html.slice(0, end) + scripts + html.slice(end)
 }
