@@ -333,6 +333,31 @@ t.test('a page that waits but whose shell fails gets the 500 document, and its e
   t.same(logs.filter((entry) => entry.level >= 50).map((entry) => entry.msg), ['the document shell failed to render'])
 })
 
+// A limit left running past its response fired later on a finished page: a false warning, and the loader's signal
+// aborted after the fact. Watched through the timers themselves, so the test waits for no clock.
+t.test('a document that waited releases its time limit when its response ends, under every delivery', async (t) => {
+  const limit = 98_765
+  const running = new Set<unknown>()
+  let started = 0
+  const { setTimeout: set, clearTimeout: clear } = globalThis
+  globalThis.setTimeout = ((callback: () => void, ms?: number) => {
+    const timer = set(callback, ms)
+    if (ms === limit) { started++; running.add(timer) }
+    return timer
+  }) as typeof globalThis.setTimeout
+  globalThis.clearTimeout = ((timer: NodeJS.Timeout | undefined) => { running.delete(timer); clear(timer) }) as typeof globalThis.clearTimeout
+  t.teardown(() => { globalThis.setTimeout = set; globalThis.clearTimeout = clear })
+  const soon = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary: 'Sunny, 21 °C' }))) }))
+  const { url } = await listen(t, { ...withWeather(soon), env: { STREAM_TIME_LIMIT_MS: String(limit) } })
+  for (const [delivery, headers] of [['streamed', RUNS_SCRIPTS], ['held', FIRST_VISIT], ['whole', BOT]] as const) {
+    running.clear()
+    const before = started
+    t.match(await openStreamed(`${url}/weather`, headers).ended, FORECAST_SHOWN)
+    t.equal(started, before + 1, `${delivery}: the document waited, under a time limit`)
+    t.equal(running.size, 0, `${delivery}: which its end released`)
+  }
+})
+
 t.test('past the time limit, a pending part shows as timed out, the loader\'s signal fires and the response ends', async (t) => {
   const { signals, options } = gatedWeather()
   const { app, logs } = await build(t, { ...options, env: { STREAM_TIME_LIMIT_MS: '100' } })
