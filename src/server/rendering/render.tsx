@@ -357,7 +357,8 @@ export function sendDocument (request: FastifyRequest, reply: FastifyReply, elem
     // React uses only write, end and on of its destination.
     pipe(whole as unknown as NodeJS.WritableStream)
     const bytes = Buffer.concat([whole.bytes(), Buffer.from(early.join(''))])
-    if (whole.ended && !failedAfterShell) capture.whole(bytes)
+    // A failed one was spoiled by onError.
+    if (whole.ended) capture.whole(bytes)
     reply.send(bytes)
   }
 
