@@ -141,15 +141,21 @@ for (const encoding of ['br', 'gzip', 'identity']) {
   })
 }
 
-t.test('a held page whose start renders differently the second time (an impure component) still arrives whole, and the server says why', async (t) => {
-  const forecast = gate<Forecast>()
+/** The weather screen, impure: it shows how many times it has rendered, so no two renders agree. */
+function impureWeather (options: Partial<ScreenView<WeatherData>> = {}): ScreenView<WeatherData> {
   let renders = 0
-  const impure = defineScreen<WeatherData>({
+  return defineScreen<WeatherData>({
     path: '/weather',
+    ...options,
     component: ({ data }) => createElement('main', null,
       createElement('p', null, `Render ${++renders}`),
       createElement(Await<Forecast>, { resolve: data.forecast, fallback: 'Loading the forecast…', error: (message: string) => message, children: (value: Forecast) => createElement('p', { className: 'forecast' }, value.summary) }))
   })
+}
+
+t.test('a held page whose start renders differently the second time (an impure component) still arrives whole, and the server says why', async (t) => {
+  const forecast = gate<Forecast>()
+  const impure = impureWeather()
   const { app, logs } = await build(t, { ...withWeather(defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: forecast.promise })), impure), allowErrorLogs: true })
   const response = app.inject({ url: '/weather', headers: FIRST_VISIT })
   await setTimeout(50)
@@ -185,6 +191,20 @@ t.test('a part that settles as the loader returns (a thenable that calls back at
     t.match(response.body, FORECAST_SHOWN)
     t.same(deferredOutcomes(response.body), [['forecast', { ok: true, value: { summary: 'Sunny, 21 °C' } }]], 'with its value for hydration')
   }
+})
+
+// Kept, its start and then its whole body again would be every later visitor's document.
+t.test('a held page that renders differently the second time is never kept, though its page says cacheDeferred', async (t) => {
+  const impure = impureWeather({ cacheDeferred: true })
+  const soon = defineLoader<WeatherData>(() => ({ city: 'Lisbon', forecast: new Promise<Forecast>((resolve) => setImmediate(() => resolve({ summary: 'Sunny, 21 °C' }))) }))
+  const { app, logs } = await build(t, { ...withWeather(soon, impure), allowErrorLogs: true })
+  for (let visit = 0; visit < 3; visit++) {
+    const response = await app.inject({ url: '/weather', headers: FIRST_VISIT })
+    t.match(response.body, FORECAST_SHOWN)
+    t.equal(cacheOutcome(response), 'miss', 'rendered again each time')
+  }
+  t.equal(app.renderCache.size, 0, 'nothing kept')
+  t.equal(logs.filter((entry) => entry.level >= 50 && /rendered differently the second time/.test(String(entry.msg))).length, 3, 'each render said why')
 })
 
 t.test('a bot gets the whole document in one piece', async (t) => {
