@@ -13,7 +13,7 @@ import { build, inlineScripts } from '../helpers/app.js'
 import { blockedInlineScripts, scriptNonce } from '../helpers/csp.js'
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
-const MANIFEST = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { entry: string, styles: string[], preloads: string[] }
+const MANIFEST = JSON.parse(readFileSync(join(DIST_DIR, 'manifest.json'), 'utf8')) as { entry: string, styles: string[], preloads: string[], pages: Record<string, string[]> }
 
 /** Everything that would end the inline script early and run markup of the attacker's choosing. */
 const HOSTILE = '</script><script>alert(1)</script><!-- \u2028 \u2029 -->'
@@ -89,6 +89,10 @@ t.test('the document head has every point the shell promises', async (t) => {
   t.ok(MANIFEST.styles.length > 0 && MANIFEST.styles.every((href) => /-[A-Z0-9]{8}\.css$/.test(href)), 'the build names its stylesheets by content hash')
   for (const href of MANIFEST.styles) t.ok(links.some((link) => link.rel === 'stylesheet' && link.href === href), `stylesheet ${href}`)
   for (const href of MANIFEST.preloads) t.ok(links.some((link) => link.rel === 'modulepreload' && link.href === href), `modulepreload ${href}`)
+  // The page's own chunks too, so hydration never waits for a second round trip; the build lists them by page.
+  const own = MANIFEST.pages.home ?? []
+  t.ok(own.length > 0, 'the build lists the home page\'s chunks')
+  for (const href of own) t.ok(links.some((link) => link.rel === 'modulepreload' && link.href === href), `the home page's modulepreload ${href}`)
 
   const modules = tags(html, 'script').filter((script) => script.type === 'module')
   t.same(modules.map((script) => script.src), [MANIFEST.entry], 'one module script: the client entry')
