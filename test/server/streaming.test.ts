@@ -8,6 +8,7 @@ import t from 'tap'
 import { createElement } from 'react'
 import { DEFERRED_TIMED_OUT, DeferredError, type DeferredOutcome } from '../../src/shared/deferred.js'
 import { DIST_DIR } from '../../src/server/app.js'
+import { pageAssets } from '../../src/server/rendering/assets.js'
 import { defineLoader, type PageLoader } from '../../src/server/screens/index.js'
 import { Await } from '../../src/ui/await.js'
 import { defineScreen, type ScreenView } from '../../src/ui/define-screen.js'
@@ -432,6 +433,13 @@ t.test('a document with deferred parts preloads the store that takes them in the
   for (const href of deferred) t.ok(preloads(weatherPage.body).includes(href), `the weather page preloads ${href}`)
   const home = await app.inject({ url: '/', headers: BOT })
   t.same(preloads(home.body).filter((href) => deferred.includes(href)), [], 'the home page, which defers nothing, does not')
+})
+
+t.test('a chunk both a page and the store need is preloaded once; a page the build does not list, such as "constructor", preloads the shell\'s only', async (t) => {
+  const assetsOf = pageAssets({ entry: '/entry.js', styles: ['/styles.css'], preloads: ['/shared.js'], pages: { notes: ['/notes.js', '/common.js'] }, deferred: ['/store.js', '/common.js'] })
+  t.same(assetsOf('notes', true).preloads, ['/shared.js', '/notes.js', '/common.js', '/store.js'], 'with deferred parts')
+  t.same(assetsOf('notes', false).preloads, ['/shared.js', '/notes.js', '/common.js'], 'without')
+  for (const id of ['constructor', 'toString', 'unlisted']) t.same(assetsOf(id, false).preloads, ['/shared.js'], id)
 })
 
 t.test('a page with deferred data is rendered once, by the streaming renderer alone, and its loader runs once', async (t) => {
