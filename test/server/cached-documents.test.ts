@@ -229,6 +229,15 @@ t.test('a streamed page with a suspended part is kept whole, and served whole', 
 let renders = 0
 const counter = { path: '/counter', component: () => createElement('p', { id: 'renders' }, `Render ${++renders}`) }
 
+t.test('a kept error document keeps its status: a 404 stays a 404', async (t) => {
+  const { app } = await build(t)
+  const answers = [await app.inject({ url: '/no-such-page', headers: VISITOR }), await app.inject({ url: '/no-such-page', headers: VISITOR }), await app.inject({ url: '/no-such-page', headers: VISITOR })]
+  t.same(answers.map(cacheOutcome), ['miss', 'miss', 'hit'])
+  t.same(answers.map((response) => response.statusCode), [404, 404, 404])
+  t.equal(answers[2]?.headers['content-type'], 'text/html; charset=utf-8')
+  t.equal(pageData(answers[2]?.body ?? '').page.status, 404, 'the page data says so too')
+})
+
 t.test('a page marked cache: false is rendered on every request and never kept', async (t) => {
   const { app } = await build(t, { screens: { counter: screen({ ...counter, cache: false }) } })
   const [first, second] = [await app.inject({ url: '/counter', headers: VISITOR }), await app.inject({ url: '/counter', headers: VISITOR })]
