@@ -42,11 +42,14 @@ t.test('a loader that answers itself returns the reply: a redirect, with no page
     if (request.cookies.session === undefined) return reply.redirect('/sign-in', 303)
     return { name: 'Ada' }
   })
-  const { app } = await build(t, { screens: { account: screen({ path: '/account', component: () => null }, { loader: signedIn }) } })
+  let renders = 0
+  const { app, logs } = await build(t, { screens: { account: screen({ path: '/account', component: () => { renders++; return null } }, { loader: signedIn }) } })
   const away = await app.inject({ url: '/account', headers: { accept: 'text/html' } })
   t.equal(away.statusCode, 303)
   t.equal(away.headers.location, '/sign-in')
   t.equal(away.body, '', 'no page')
+  t.equal(renders, 0, 'none rendered behind the redirect')
+  t.same(logs.filter((entry) => entry.level >= 40).map((entry) => entry.msg), [], 'nor sent after it')
   const page = await app.inject({ url: '/account', headers: { accept: 'text/html' }, cookies: { session: 'x' } })
   t.equal(page.statusCode, 200)
   t.same(pageData(page.body).page.data, { name: 'Ada' })
