@@ -1,5 +1,6 @@
 import t from 'tap'
-import { encodingFor } from '../../src/server/rendering/document-encoding.js'
+import type { FastifyRequest } from 'fastify'
+import { encodingFor, negotiateEncoding } from '../../src/server/rendering/document-encoding.js'
 import { PER_RESPONSE_ENCODINGS, REUSED_ENCODINGS } from '../../src/server/plugins/external/compression.js'
 
 // What a document is compressed with, from the request's Accept-Encoding, read as @fastify/compress reads it. A
@@ -32,4 +33,12 @@ t.test('nothing when the client takes neither', async (t) => {
     t.equal(encodingFor(accept), null)
     t.equal(encodingFor(accept, REUSED_ENCODINGS), null)
   }
+})
+
+t.test('x-no-compression asks for none, as @fastify/compress reads it, and so does a request without Accept-Encoding', async (t) => {
+  const request = (headers: Record<string, string>) => ({ headers }) as unknown as FastifyRequest
+  t.equal(negotiateEncoding(request({ 'accept-encoding': 'gzip, br' })), 'gzip')
+  t.equal(negotiateEncoding(request({ 'accept-encoding': 'gzip, br', 'x-no-compression': '' })), null, 'whatever its value')
+  t.equal(negotiateEncoding(request({ 'accept-encoding': 'gzip, br', 'x-no-compression': '1' }), REUSED_ENCODINGS), null, 'for a kept document too')
+  t.equal(negotiateEncoding(request({})), null)
 })
