@@ -1,6 +1,6 @@
-import type { Page, Route } from 'playwright-core'
+import type { Browser, BrowserContextOptions, Page, Route } from 'playwright-core'
 import t from 'tap'
-import { visit } from '../helpers/browser.js'
+import { visit, type WatchedPage } from '../helpers/browser.js'
 import { BACKGROUNDS, hydrated, launchWithScheme, openThemePage, rootTheme, themeColorMetas, themeRecord } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
 
@@ -144,3 +144,64 @@ t.test('quick presses end on the last choice, on the page and on the server', as
   t.equal((await rootTheme(page)).className, 'dark')
   t.same(problems, [])
 })
+
+/** Holds every theme-switch request; each call of the result gives the next one, in the order they were sent. */
+function holdThemeSwitches (page: Page): () => Promise<Route> {
+  const arrived: Route[] = []
+  const waiting: Array<(route: Route) => void> = []
+  void page.route('**/resources/theme-switch', (route) => {
+    const taker = waiting.shift()
+    if (taker) taker(route)
+    else arrived.push(route)
+  })
+  return () => {
+    const route = arrived.shift()
+    return route ? Promise.resolve(route) : new Promise((resolve) => waiting.push(resolve))
+  }
+}
+
+/** A theme page that records every toast text it shows, sonner's or the box standing in for it, from the first byte. */
+async function openRecordingToasts (browser: Browser, options: BrowserContextOptions): Promise<WatchedPage> {
+  const watched = await openThemePage(browser, options)
+  await watched.page.addInitScript(() => {
+    const seen: string[] = []
+    Object.assign(window, { __toastsSeen: seen })
+    new MutationObserver(() => {
+      for (const toast of document.querySelectorAll('[data-sonner-toast], .flash-toast')) {
+        const text = toast.textContent ?? ''
+        if (!seen.includes(text)) seen.push(text)
+      }
+    }).observe(document, { childList: true, subtree: true, characterData: true })
+  })
+  return watched
+}
+
+const toastsSeen = (page: Page) => page.evaluate(() => (window as unknown as { __toastsSeen: string[] }).__toastsSeen)
+
+for (const earlier of ['saved', 'refused'] as const) {
+  t.test(`a press while the one before is being saved: the later choice stays on screen once the earlier is ${earlier}`, async (t) => {
+    const browser = await launchWithScheme(t, 'light')
+    const { url } = await listen(t)
+    const { page, problems } = await visit(browser, url, { open: openRecordingToasts })
+    const nextRequest = holdThemeSwitches(page)
+    await switchButton(page, 'System').click()
+    await switchButton(page, 'Light').click()
+    const first = await nextRequest()
+    t.equal(first.request().postData(), 'theme=light')
+    if (earlier === 'saved') await first.continue()
+    else await first.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"busy"}' })
+    // Sent only once the first has been answered and dealt with: the queue keeps them in order.
+    const second = await nextRequest()
+    t.equal(second.request().postData(), 'theme=dark')
+    const state = await rootTheme(page)
+    t.equal(state.className, 'dark', 'the later choice is still shown')
+    t.equal(state.source, 'pending', 'as the choice on its way')
+    t.equal(await switchButton(page, 'Dark').count(), 1, 'and the button tells it')
+    await second.continue()
+    await page.waitForFunction(() => document.documentElement.getAttribute('data-theme-source') === 'saved')
+    t.equal((await rootTheme(page)).className, 'dark')
+    t.equal(await savedTheme(page), 'dark', 'the server ends with the later choice')
+    t.same((await toastsSeen(page)).filter((text) => text.includes('could not be changed')), [], 'and no toast says a choice no longer wanted failed')
+    t.same(provoked(problems, /status of 503/), [])
+  })
+}
