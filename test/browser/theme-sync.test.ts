@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core'
+import type { APIResponse, Page } from 'playwright-core'
 import t from 'tap'
 import { visit } from '../helpers/browser.js'
 import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, rootTheme, themeColorMetas, themeRecord } from '../helpers/theme.js'
@@ -101,11 +101,19 @@ t.test('back to a page kept in the back/forward cache shows the current theme', 
 })
 
 t.test('back to a page from the HTTP cache shows the current theme', async (t) => {
-  // Playwright's default: no back/forward cache, so history navigation reuses the cached HTML,
-  // which was rendered with the old theme.
+  // Playwright's default: no back/forward cache. Chromium asks the server again for a document that varies by
+  // Cookie, as other browsers' history navigation may not: the first visit's bytes are served again here, page data
+  // and all, rendered with the old theme.
   const browser = await launchWithScheme(t, 'light')
   const { url } = await listen(t)
-  const { page, problems } = await visit(browser, url, { open: openThemePage })
+  const { page, problems } = await openThemePage(browser)
+  let cached: APIResponse | undefined
+  await page.route(`${url}/`, async (route) => {
+    cached ??= await route.fetch()
+    await route.fulfill({ response: cached })
+  })
+  await page.goto(`${url}/`)
+  await hydrated(page)
   await page.goto(`${url}/?page=2`)
   await hydrated(page)
   await switchButton(page, 'System').press('Enter')
@@ -114,11 +122,13 @@ t.test('back to a page from the HTTP cache shows the current theme', async (t) =
 
   await page.goBack()
   await hydrated(page)
+  t.equal(await page.evaluate(() => window.__PAGE_DATA__.requestInfo.userPrefs.theme), 'system', 'the page data of the first visit')
   const { frames, navigation } = await themeRecord(page)
   t.equal(navigation, 'back_forward')
   t.same(distinct(frames.map((frame) => frame.className)), ['dark'], 'dark from the first frame')
   t.same(distinct(frames.map((frame) => frame.background)), [BACKGROUNDS.dark])
   t.equal(frames.at(-1)?.source, 'saved')
   t.equal(await switchButton(page, 'Dark').count(), 1, 'the switch tells the saved mode after hydration')
-  t.same(problems, [])
+  // Chromium skips the view transition into a document a route fulfilled, before that document's script silences it.
+  t.same(problems.filter((problem) => problem !== 'uncaught: Transition was skipped'), [])
 })
