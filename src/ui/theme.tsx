@@ -25,14 +25,11 @@ if (process.env.NODE_ENV !== 'production') ThemeContext.displayName = 'ThemeCont
 const darkQuery = () => window.matchMedia('(prefers-color-scheme: dark)')
 const readColorScheme = (): Theme => darkQuery().matches ? 'dark' : 'light'
 
-/** The OS scheme as an external store; a page restored from the back/forward cache re-reads it on `pageshow`. */
+/** The OS scheme as an external store. A page restored from the back/forward cache hears a change made while it was
+ * away as any other: the browser evaluates its media queries again before painting it
+ * (https://html.spec.whatwg.org/multipage/webappapis.html#update-the-rendering, "evaluate media queries and report changes"). */
 function subscribeToColorScheme (onChange: () => void): () => void {
-  const unsubscribe = subscribeToSchemeChange(() => onChange())
-  window.addEventListener('pageshow', onChange)
-  return () => {
-    unsubscribe()
-    window.removeEventListener('pageshow', onChange)
-  }
+  return subscribeToSchemeChange(() => onChange())
 }
 
 function readSavedPreference (): ThemePreference {

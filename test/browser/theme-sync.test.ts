@@ -1,7 +1,7 @@
 import type { APIResponse, Page } from 'playwright-core'
-import t from 'tap'
-import { visit } from '../helpers/browser.js'
-import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, rootTheme, themeColorMetas, themeRecord } from '../helpers/theme.js'
+import t, { type Test } from 'tap'
+import { visit, type VisitOptions } from '../helpers/browser.js'
+import { BACKGROUNDS, distinct, hydrated, launchWithScheme, openThemePage, rootTheme, themeColorMetas, themeRecord, type Frame } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
 
 declare global {
@@ -75,28 +75,51 @@ t.test('other tabs follow a switch at once', async (t) => {
   t.same(problems, [])
 })
 
-t.test('back to a page kept in the back/forward cache shows the current theme', async (t) => {
+/** A light page left for another one of the site, in a browser that keeps pages in the back/forward cache. */
+async function leaveForAnotherPage (t: Test, options: VisitOptions = {}) {
   const browser = await launchWithScheme(t, 'light', { ignoreDefaultArgs: ['--disable-back-forward-cache'] })
   const { url } = await listen(t)
-  const { page, problems } = await visit(browser, url, { open: openThemePage })
-  await markDocument(page)
-  t.equal((await rootTheme(page)).className, 'light')
+  const watched = await visit(browser, url, { ...options, open: openThemePage })
+  await markDocument(watched.page)
+  t.equal((await rootTheme(watched.page)).className, 'light')
+  await watched.page.goto(`${url}/?page=2`)
+  await hydrated(watched.page)
+  return watched
+}
 
-  await page.goto(`${url}/?page=2`)
-  await hydrated(page)
-  await switchButton(page, 'System').press('Enter')
-  await switchButton(page, 'Light').press('Enter')
-  await page.waitForFunction(() => document.cookie.includes('en_theme=dark'))
-
+/** Back to the page left, restored from the back/forward cache: its frames from the first one after the restore. */
+async function backFromTheCache (t: Test, page: Page): Promise<Frame[]> {
   // A restored page fires no `load`: wait for the commit, then for the recorder's frames.
   await page.goBack({ waitUntil: 'commit' })
   await page.waitForFunction(() => window.__theme?.restored.length === 10)
   t.ok(await isSameDocument(page), 'the very document left behind, restored')
   const { persisted, restored } = await themeRecord(page)
   t.equal(persisted, true, 'from the back/forward cache')
+  return restored
+}
+
+t.test('back to a page kept in the back/forward cache shows the current theme', async (t) => {
+  const { page, problems } = await leaveForAnotherPage(t)
+  await switchButton(page, 'System').press('Enter')
+  await switchButton(page, 'Light').press('Enter')
+  await page.waitForFunction(() => document.cookie.includes('en_theme=dark'))
+
+  const restored = await backFromTheCache(t, page)
   t.same(distinct(restored.map((frame) => frame.className)), ['dark'], 'dark from the first frame after the restore')
   t.same(distinct(restored.map((frame) => frame.background)), [BACKGROUNDS.dark])
   t.equal(await switchButton(page, 'Dark').count(), 1)
+  t.same(problems, [])
+})
+
+t.test('back to a page kept in the back/forward cache, on a system page, shows the OS scheme changed meanwhile', async (t) => {
+  // Emulated here: the OS scheme has to change while the page is away.
+  const { page, problems } = await leaveForAnotherPage(t, { colorScheme: 'light' })
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await page.waitForFunction(() => document.documentElement.className === 'dark')
+
+  const restored = await backFromTheCache(t, page)
+  t.same(distinct(restored.map((frame) => frame.className)), ['dark'], 'dark from the first frame after the restore')
+  t.same(distinct(restored.map((frame) => frame.source)), ['hint'])
   t.same(problems, [])
 })
 
