@@ -72,3 +72,18 @@ for (const scheme of ['light', 'dark'] as const satisfies readonly Scheme[]) {
     }
   })
 }
+
+// The cookie is read in three places (the server, the check script, the page once hydrated), each decoding it.
+t.test('a saved preference written percent-encoded is read alike from the first frame to after hydration', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  const { url } = await listen(t)
+  const { page, context, problems } = await openThemePage(browser)
+  await context.addCookies([{ name: 'en_theme', value: 'd%61rk', url }])
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  const { frames } = await themeRecord(page)
+  t.same(distinct(frames.map((frame) => frame.className)), ['dark'], 'dark in every frame')
+  t.equal(frames.at(-1)?.source, 'saved')
+  t.equal(await page.getByRole('button', { name: 'Theme: Dark' }).count(), 1, 'the switch tells the saved mode')
+  t.same(problems, [])
+})
