@@ -17,9 +17,10 @@ async function newestMtime (path) {
   return newest
 }
 
-export async function isStale () {
-  const built = await stat(manifestPath).catch(() => null)
+/** @param {{ project?: string, manifest?: string }} [where] this project's by default; another for the tests */
+export async function isStale ({ project = root, manifest = manifestPath } = {}) {
+  const built = await stat(manifest).catch(() => null)
   if (!built) return true
-  const sources = await Promise.all(SOURCES.map((source) => newestMtime(join(root, source))))
+  const sources = await Promise.all(SOURCES.map((source) => newestMtime(join(project, source))))
   return Math.max(...sources) > built.mtimeMs
 }
