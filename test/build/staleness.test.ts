@@ -37,9 +37,11 @@ t.test('a build is stale when it is missing, or older than a source, however dee
     t.equal(await isStale({ project, manifest }), true, `${path} changed after the build`)
     await write(path, BEFORE)
   }
-  await write('src/ui/deep/new-module.ts', BEFORE)
-  await utimes(join(project, 'src/ui/deep'), AFTER, AFTER)
-  t.equal(await isStale({ project, manifest }), true, 'a folder changed after the build: a file added or removed in it')
+  for (const dir of ['src/ui/deep', 'static']) {
+    await utimes(join(project, dir), AFTER, AFTER)
+    t.equal(await isStale({ project, manifest }), true, `${dir}/ changed after the build: a file added or removed in it`)
+    await utimes(join(project, dir), BEFORE, BEFORE)
+  }
 })
 
 t.test('what the build does not read leaves it fresh', async (t) => {
