@@ -21,7 +21,8 @@ let listening: Sonner['toast'] | null = null
 const waiting: Show[] = []
 let nextId = 0
 
-/** sonner's chunk, fetched once; a failed fetch is tried again by the next toast. */
+/** sonner's chunk, fetched once; a failed fetch is asked for again by the next toast, which a browser fetches anew only
+ * once it follows whatwg/html#10327 (Chromium 150 answers with the failure it cached: the toast stays in its box). */
 export function loadSonner (): Promise<Sonner> {
   if (!loading) {
     loading = import('./toaster.js')

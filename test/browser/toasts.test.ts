@@ -260,3 +260,23 @@ t.test('a toast asked for before sonner has loaded appears within 100 ms of the 
   t.equal(await page.locator('.flash-toast').count(), 0, 'and the box that stood in for it is gone')
   t.same(problems, [])
 })
+
+t.test('when sonner\'s code cannot load, a toast is still shown', async (t) => {
+  const browser = await launchBrowser(t)
+  const { url } = await listenWithFlash(t)
+  const { context, page, problems } = await openPage(browser)
+  await context.route('**/assets/toaster-*.js', (route) => route.abort())
+  // Loaded when the browser is idle after hydration: refused.
+  const failed = page.waitForEvent('console', (message) => message.text().startsWith('Notifications could not be loaded'))
+  await page.goto(`${url}/`)
+  await waitForHydration({ page, problems })
+  await failed
+  t.equal(await page.locator(TOASTER).count(), 0, 'no Toaster without its code')
+
+  // The next toast asks for sonner again, which a browser fetches anew only once it follows whatwg/html#10327; until
+  // then the box that stands in for sonner keeps showing it.
+  await page.evaluate(() => window.__toast?.success('Shown all the same'))
+  await page.locator('[data-sonner-toast], .flash-toast', { hasText: 'Shown all the same' }).waitFor({ state: 'visible' })
+  t.pass('the toast is on the page')
+  t.same(problems.filter((problem) => !/Notifications could not be loaded|ERR_FAILED/.test(problem)), [])
+})
