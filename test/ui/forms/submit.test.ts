@@ -13,6 +13,7 @@ t.test('an accepted form goes where the server said, on this site only', async (
 t.test('a refused form shows the server\'s message and field messages', async (t) => {
   t.same(readAnswer(422, { statusCode: 422, message: 'Some answers need correcting.', errors: { email: 'Enter an email address.', odd: 42 } }), { message: 'Some answers need correcting.', errors: { email: 'Enter an email address.' } }, 'messages that are not text are dropped')
   t.same(readAnswer(400, { statusCode: 400, message: 'This form was submitted too quickly.' }), { message: 'This form was submitted too quickly.', errors: {} })
+  t.same(readAnswer(422, { message: 'Some answers need correcting.', redirectTo: '/thanks' }), { message: 'Some answers need correcting.', errors: {} }, 'a refusal leads nowhere, whatever it names')
 })
 
 t.test('an answer that is not the form route\'s still says something a person can act on', async (t) => {
