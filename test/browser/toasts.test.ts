@@ -280,3 +280,16 @@ t.test('when sonner\'s code cannot load, a toast is still shown', async (t) => {
   t.pass('the toast is on the page')
   t.same(problems.filter((problem) => !/Notifications could not be loaded|ERR_FAILED/.test(problem)), [])
 })
+
+t.test('a flash toast brings sonner at once, not when the browser is next idle', async (t) => {
+  const browser = await launchBrowser(t)
+  const { url } = await listenWithFlash(t)
+  const { page, problems } = await openPage(browser)
+  // A page that is never idle: what waits for an idle moment never runs.
+  await page.addInitScript(() => { window.requestIdleCallback = () => 0 })
+  await page.goto(`${url}/test/flash`)
+  await waitForHydration({ page, problems })
+  await page.locator('[data-sonner-toast]', { hasText: 'Your note was saved.' }).waitFor({ state: 'visible' })
+  t.ok(await page.locator('.flash-toast').isHidden(), 'sonner shows it, and the server\'s box is hidden')
+  t.same(problems, [])
+})
