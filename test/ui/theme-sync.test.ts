@@ -32,6 +32,8 @@ t.test('a failure says what happened in words a visitor understands', async (t) 
 t.test('an answer that is not a saved theme is a failure with its status', async (t) => {
   stubFetch(t, async () => Response.json({ error: 'Busy' }, { status: 503 }))
   await t.rejects(saveTheme('light', RULES), /did not save it \(503\)/)
+  stubFetch(t, async () => Response.json({ theme: 'dark' }, { status: 500 }))
+  await t.rejects(saveTheme('dark', RULES), /did not save it \(500\)/, 'nor an error that happens to name a theme')
   stubFetch(t, async () => Response.json({ theme: 'purple' }))
   await t.rejects(saveTheme('light', RULES), /did not save it \(200\)/, 'nor a theme that does not exist')
 })
