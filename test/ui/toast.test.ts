@@ -62,3 +62,20 @@ t.test('sonner loads once, and a listener learns of it whether it subscribed bef
   unsubscribe()
   t.type(sonner.toast, 'function')
 })
+
+t.test('a tab remembers the newest 20 flash toasts it showed, across its pages', async (t) => {
+  const { fake } = fakeSonner()
+  setToasterListening(fake)
+  const stored = new Map<string, string>()
+  const sessionStorage = { getItem: (key: string) => stored.get(key) ?? null, setItem: (key: string, value: string) => { stored.set(key, value) } }
+  Object.assign(globalThis, { window: { sessionStorage } })
+  t.teardown(() => {
+    setToasterListening(null)
+    Reflect.deleteProperty(globalThis, 'window')
+  })
+  for (let n = 1; n <= 21; n++) showFlashToast({ id: `remembered-${n}`, type: 'message', description: `Toast ${n}` })
+  const remembered = JSON.parse(stored.get('agent-stack:flash-toasts-shown') ?? '[]') as string[]
+  t.same(remembered, Array.from({ length: 20 }, (_, index) => `remembered-${index + 2}`), 'the oldest forgotten first')
+  stored.set('agent-stack:flash-toasts-shown', JSON.stringify(['from-another-page']))
+  t.equal(showFlashToast({ id: 'from-another-page', type: 'message', description: 'Shown on the page before' }), false, 'one shown on another page of the tab is not shown again')
+})
