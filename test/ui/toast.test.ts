@@ -37,6 +37,7 @@ t.test('toasts asked for before the Toaster listens wait, are shown in the meant
 
   toast.message('Now at once', { id: 'chosen' })
   t.same(calls.at(-1), ['message', 'Now at once', { id: 'chosen' }], 'once sonner listens, a toast goes straight to it')
+  t.same(pendingToasts.read(), [], 'and not to the box that stood in for sonner, which would show it twice')
   setToasterListening(null)
 })
 
