@@ -33,7 +33,9 @@ export const serverCodeStaysOnServer = {
       if (pluginData === ASKED || !isBuiltin(path)) return undefined
       if (!IN_PACKAGE.test(importer)) return refuse(`"${path}" is server-only and cannot be imported from browser code (${relative(root, importer)})`)
       const resolved = await build.resolve(path, { importer, kind, resolveDir, pluginData: ASKED })
-      if (resolved.errors.length === 0) return { path: resolved.path, namespace: resolved.namespace, external: resolved.external, sideEffects: resolved.sideEffects }
+      // Left to esbuild, which resolves it as it just did: a `false` in the field comes back as a bare path in no
+      // namespace, which a plugin may not hand back, yet is the usual way a package says "nothing here in a browser".
+      if (resolved.errors.length === 0) return undefined
       return refuse(`"${packageOf(importer)}" is server-only: it imports Node's "${path}" (${relative(root, importer)}), which no browser has`)
     })
   }

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import * as esbuild from 'esbuild'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { serverCodeStaysOnServer } from '../../build/boundary.mjs'
 import { DIST_DIR } from '../../src/server/app.js'
 
@@ -20,7 +20,10 @@ async function browserBuild (t: Test, source: string, beside: Record<string, str
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const entry = join(dir, 'page.tsx')
   await writeFile(entry, source)
-  for (const [name, code] of Object.entries(beside)) await writeFile(join(dir, name), code)
+  for (const [name, code] of Object.entries(beside)) {
+    await mkdir(dirname(join(dir, name)), { recursive: true })
+    await writeFile(join(dir, name), code)
+  }
   try {
     const { metafile } = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, platform: 'browser', format: 'esm', jsx: 'automatic', logLevel: 'silent', nodePaths: [NODE_MODULES], metafile: true, plugins: [serverCodeStaysOnServer] })
     return { errors: [], inputs: Object.keys(metafile.inputs) }
@@ -81,6 +84,19 @@ t.test('a browser library that is on no list bundles: only server code is refuse
   const errors = await browserBuildErrors(t, "import { isbot } from 'isbot'; console.log(isbot('Mozilla/5.0'))")
   t.same(errors, [])
 })
+
+// The field's two ways: `false` (nothing in a browser), or a file of the package in its place.
+for (const [way, field] of [['leaves it out', false], ['names a file in its place', './browser-crypto.js']] as const) {
+  t.test(`a package whose "browser" field ${way} for the Node module it imports bundles`, async (t) => {
+    const { errors, inputs } = await browserBuild(t, "import { id } from 'random-id'; console.log(id())", {
+      'node_modules/random-id/package.json': JSON.stringify({ name: 'random-id', main: 'index.js', browser: { crypto: field } }),
+      'node_modules/random-id/index.js': "const crypto = require('crypto'); exports.id = () => (crypto.randomUUID ?? (() => globalThis.crypto.randomUUID()))()",
+      'node_modules/random-id/browser-crypto.js': 'exports.randomUUID = () => globalThis.crypto.randomUUID()'
+    })
+    t.same(errors, [])
+    t.ok(inputs.some((input) => input.endsWith('node_modules/random-id/index.js')), 'the package is in the bundle')
+  })
+}
 
 t.test('the packages the UI is built on still bundle', async (t) => {
   const errors = await browserBuildErrors(t, `import { useState } from 'react'; import { toast } from 'sonner'; import * as SCREENS from '${SRC}screens/index.js'; console.log(useState, toast, SCREENS)`)
