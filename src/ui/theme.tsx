@@ -25,11 +25,16 @@ if (process.env.NODE_ENV !== 'production') ThemeContext.displayName = 'ThemeCont
 const darkQuery = () => window.matchMedia('(prefers-color-scheme: dark)')
 const readColorScheme = (): Theme => darkQuery().matches ? 'dark' : 'light'
 
-/** The OS scheme as an external store. A page restored from the back/forward cache hears a change made while it was
- * away as any other: the browser evaluates its media queries again before painting it
- * (https://html.spec.whatwg.org/multipage/webappapis.html#update-the-rendering, "evaluate media queries and report changes"). */
+/** The OS scheme as an external store. Chromium reports a change made while a page was in the back/forward cache
+ * before painting it (HTML's "evaluate media queries and report changes"); `pageshow` reads it again for the
+ * browsers that do not. */
 function subscribeToColorScheme (onChange: () => void): () => void {
-  return subscribeToSchemeChange(() => onChange())
+  const unsubscribe = subscribeToSchemeChange(() => onChange())
+  window.addEventListener('pageshow', onChange)
+  return () => {
+    unsubscribe()
+    window.removeEventListener('pageshow', onChange)
+  }
 }
 
 function readSavedPreference (): ThemePreference {
