@@ -228,7 +228,7 @@ t.test('sonner is not part of the first load: it arrives when the browser is idl
   t.same(problems, [])
 })
 
-t.test('a toast asked for before sonner has loaded appears within 100 ms of the call, then sonner takes it over', async (t) => {
+t.test('a toast asked for before sonner has loaded appears at once, then sonner takes it over', async (t) => {
   const browser = await launchBrowser(t)
   const { url } = await listenWithFlash(t)
   const first = firstLoadScripts(await (await fetch(`${url}/`)).text())
@@ -244,19 +244,18 @@ t.test('a toast asked for before sonner has loaded appears within 100 ms of the 
   await waitForHydration({ page, problems })
   t.equal(await page.locator(TOASTER).count(), 0, 'sonner has not loaded yet')
 
-  const delay = page.evaluate(() => new Promise<{ elapsed: number, announced: string | null, ariaHidden: string | null }>((resolve) => {
-    const askedAt = performance.now()
+  // sonner's code is held until the toast shows: so it shows without waiting for it.
+  const { standIn, announced, ariaHidden } = await page.evaluate(() => new Promise<{ standIn: boolean, announced: string | null, ariaHidden: string | null }>((resolve) => {
     new MutationObserver((_records, observer) => {
       const shown = document.querySelector<HTMLElement>('[data-sonner-toast], .flash-toast[data-waiting]')
       if (!shown?.textContent?.includes('Asked for early') || shown.hidden) return
       observer.disconnect()
-      resolve({ elapsed: performance.now() - askedAt, announced: shown.getAttribute('role') ?? shown.getAttribute('aria-live'), ariaHidden: shown.getAttribute('aria-hidden') })
+      resolve({ standIn: shown.matches('.flash-toast'), announced: shown.getAttribute('role') ?? shown.getAttribute('aria-live'), ariaHidden: shown.getAttribute('aria-hidden') })
     }).observe(document.body, { childList: true, subtree: true })
     window.__toast?.success('Asked for early')
   }))
+  t.ok(standIn, 'it shows at once, in the box that stands in for sonner while sonner\'s code is still on its way')
   release()
-  const { elapsed, announced, ariaHidden } = await delay
-  t.ok(elapsed <= 100, `shown ${elapsed.toFixed(0)} ms after the call`)
   // sonner's live region announces it once it takes over: the box announcing it too would say it twice.
   t.same({ announced, ariaHidden }, { announced: null, ariaHidden: 'true' }, 'the box that stands in for sonner is seen, not announced')
   const toast = page.locator('[data-sonner-toast]', { hasText: 'Asked for early' })

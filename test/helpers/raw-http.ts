@@ -139,18 +139,15 @@ export interface FreshResponse {
   status: number
   headers: IncomingHttpHeaders
   body: string
-  /** From sending the request to the last byte of the response. */
-  ms: number
 }
 
 /** A GET on a connection of its own, as a new visitor or a load balancer's probe makes it. */
 export function getFresh (url: string, headers: Record<string, string> = {}): Promise<FreshResponse> {
-  const started = performance.now()
   return new Promise((resolve, reject) => {
     request(url, { agent: false, headers }, (response) => {
       let body = ''
       response.setEncoding('utf8').on('data', (chunk: string) => { body += chunk })
-      response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body, ms: performance.now() - started }))
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
       response.once('error', reject)
     }).once('error', reject).end()
   })
