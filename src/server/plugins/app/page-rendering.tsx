@@ -40,6 +40,7 @@ export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
 
 export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: { title: STATUSES[500].title } }
 
+const NO_STORE = /\bno-store\b/i
 const LAST_RESORT = '<!DOCTYPE html><html lang="en" class="light"><head><meta charset="utf-8"><title>Error | Agent Stack</title></head><body><h1>Something went wrong</h1></body></html>'
 
 export interface PageRenderingOptions {
@@ -156,7 +157,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const script = cause === undefined ? documentScript : devScript({ error: cause })
     const deferred = page.deferred ? deferredPartsOf(reply) : null
     // A loader that said no-store (a page for one signed-in visitor) asked that no copy be kept: ours neither.
-    const kept = page.status >= 400 || !/\bno-store\b/i.test(String(reply.getHeader('cache-control') ?? ''))
+    const asked = reply.getHeader('cache-control')
+    const kept = asked === undefined || page.status >= 400 || !NO_STORE.test(String(asked))
     const cacheable = kept && !uncacheable.has(page.id) && (deferred === null || deferredCacheable.has(page.id))
     const key = script === documentScript ? renderCacheKey(data, honeypotToken, cacheable) : null
     // A speculation may never be shown: it reads the cache but never counts as a sighting, so never changes what is kept.
