@@ -1,3 +1,4 @@
+import { createElement } from 'react'
 import t, { type Test } from 'tap'
 import { Type } from 'typebox'
 import type { FastifyRequest } from 'fastify'
@@ -7,8 +8,9 @@ import { defineAction, defineLoader } from '../../src/server/screens/index.js'
 import { loadScreens } from '../../src/server/screens/load-screens.js'
 import * as SCREENS from '../../src/screens/index.js'
 import { speculationRules, SPECULATE_ATTRIBUTE } from '../../src/shared/speculation-rules.js'
+import { Await } from '../../src/ui/await.js'
 import { defineScreen } from '../../src/ui/define-screen.js'
-import { build, cacheOutcome, inlineScripts, pageData, setCookie } from '../helpers/app.js'
+import { build, cacheOutcome, inlineScripts, pageData, setCookie, type BuildOptions } from '../helpers/app.js'
 import { blockedInlineScripts } from '../helpers/csp.js'
 import { scrape, valueOf } from '../helpers/metrics.js'
 import { screen } from '../helpers/screens.js'
@@ -19,6 +21,7 @@ import { screen } from '../helpers/screens.js'
 const HTML = { accept: 'text/html' }
 const PREFETCH = { ...HTML, 'sec-purpose': 'prefetch' }
 const PRERENDER = { ...HTML, 'sec-purpose': 'prefetch;prerender' }
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
 
 /** The document's speculation rules script, parsed. */
 function rulesScript (html: string) {
@@ -74,8 +77,9 @@ t.test('every document carries the rules inline, allowed by its own response\'s 
 })
 
 /** An app, and the cookies of a visitor whose last action left a flash toast for the next page. */
-async function withToastWaiting (t: Test) {
-  const { app } = await build(t, {
+async function withToastWaiting (t: Test, options: Omit<BuildOptions, 'routes'> = {}) {
+  const { app, logs } = await build(t, {
+    ...options,
     routes (app) {
       app.post('/test/act', async (_request, reply) => {
         app.flashToasts.set(reply, { id: 'saved', type: 'success', description: 'Saved.' })
@@ -84,7 +88,7 @@ async function withToastWaiting (t: Test) {
     }
   })
   const action = await app.inject({ method: 'POST', url: '/test/act', headers: HTML })
-  return { app, cookies: { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)?.value ?? '' } }
+  return { app, logs, cookies: { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)?.value ?? '' } }
 }
 
 t.test('a speculative request for a page with a flash toast waiting is refused, and the toast kept for the visit', async (t) => {
@@ -145,6 +149,46 @@ t.test('a speculative request whose loader sets a flash toast is refused, and se
   t.equal(click.statusCode, 303)
   t.equal(click.headers.location, '/')
   t.ok(setCookie(click, FLASH_TOAST_COOKIE)?.value, 'the visit itself sets the toast')
+})
+
+t.test('a refused speculation of a page that defers data is refused before any render, and its deferred work stopped', async (t) => {
+  // The private page again, streamed: its signed-in part never settles unless its signal stops it.
+  let renders = 0
+  const signals: AbortSignal[] = []
+  const account = screen(defineScreen<{ orders: Promise<string> }>({
+    path: '/account',
+    component: ({ data }) => {
+      renders++
+      return createElement(Await<string>, { resolve: data.orders, fallback: 'Loading…', error: (message) => message, children: (orders) => orders })
+    }
+  }), {
+    loader: defineLoader<{ orders: Promise<string> }>(({ request, reply, url, signal }) => {
+      signals.push(signal)
+      if (url.searchParams.has('signed-out')) request.server.flashToasts.set(reply, { id: 'sign-in', description: 'Sign in to see your account.' })
+      return { orders: new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))) }
+    })
+  })
+  const { app, logs, cookies } = await withToastWaiting(t, { screens: { account } })
+  // A browser that runs scripts (a hint cookie), so the document would be streamed: its refusal used to leave at once
+  // and the render run on, the time limit released with the response; a bot's waited for that limit (10 s).
+  const browser = { ...PRERENDER, 'user-agent': BROWSER }
+  const hint = { 'CH-prefers-color-scheme': 'light' }
+  const cases = {
+    'its loader set a toast, streamed': () => app.inject({ url: '/account?signed-out', headers: browser, cookies: hint }),
+    'its loader set a toast, for a bot': () => app.inject({ url: '/account?signed-out', headers: PRERENDER }),
+    'a toast is waiting': () => app.inject({ url: '/account', headers: browser, cookies: { ...cookies, ...hint } })
+  }
+  for (const [name, ask] of Object.entries(cases)) {
+    await t.test(name, async (t) => {
+      const speculative = await ask()
+      t.equal(speculative.statusCode, 503)
+      t.equal(speculative.body, '')
+      t.equal(setCookie(speculative, FLASH_TOAST_COOKIE), undefined, 'no toast set or spent')
+      t.match((signals.at(-1)?.reason as Error | undefined)?.message, /speculation was refused/, 'the loader\'s signal fired as it was refused')
+    })
+  }
+  t.equal(renders, 0, 'the page was never rendered')
+  t.same(logs.filter((entry) => entry.level >= 40).map((entry) => entry.msg), [], 'nothing warned of or logged as an error')
 })
 
 t.test('speculative requests never change what the render cache keeps', async (t) => {

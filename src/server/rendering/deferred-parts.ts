@@ -89,10 +89,11 @@ export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
 }
 
 /**
- * A document served from the render cache shows the parts it was kept with (cacheDeferred): this request's own are
- * never shown, so its loader's slow work is stopped through `signal`, and a part that fails is nobody's error.
+ * For a request whose own parts are never shown: its document came from the render cache with the parts it was kept
+ * with (cacheDeferred), or was refused to a speculation. Its loader's slow work is stopped through `signal`, and a part
+ * that fails is nobody's error.
  */
-export function dropDeferredParts (reply: FastifyReply): void {
+export function dropDeferredParts (reply: FastifyReply, why: string): void {
   if (!PARTS.delete(reply)) return
-  abortRequest(reply, new Error('the document was served from the render cache: its deferred parts are not needed'))
+  abortRequest(reply, new Error(`${why}: its deferred parts are not needed`))
 }

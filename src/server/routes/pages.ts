@@ -6,7 +6,8 @@ import type { LoadedScreens } from '../screens/load-screens.js'
 /**
  * A loader that sets a flash toast while answering a speculation (a private page sending a signed-out prerender to
  * sign in) has it held back; its answer is refused as one with a toast waiting is, so the browser drops it and the
- * click's own request sets the toast (docs/navigation.md). Only a loader can set one on a GET.
+ * click's own request sets the toast (docs/navigation.md). Only a loader can set one on a GET. A page is refused before
+ * it renders (page-rendering.tsx); what the loader sent itself, a redirect, is refused here.
  */
 const refuseHeldBackToast: onSendHookHandler = function (_request, reply, payload, done) {
   if (!this.flashToasts.heldBack(reply)) return done(null, payload)

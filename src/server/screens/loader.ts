@@ -11,8 +11,8 @@ export interface LoaderContext<Params extends RouteParams = RouteParams> {
   reply: FastifyReply
   url: URL
   requestInfo: RequestInfo
-  /** Fires when the client goes away, the document's time limit passes, or the document is served from the render
-   * cache with the parts it was kept with (cacheDeferred): hand it to slow work so it stops. */
+  /** Fires when the client goes away, the document's time limit passes, the document is served from the render
+   * cache with the parts it was kept with (cacheDeferred), or a speculation is refused: hand it to slow work so it stops. */
   signal: AbortSignal
 }
 

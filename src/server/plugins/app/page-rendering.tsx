@@ -143,7 +143,10 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const speculation = speculationOf(reply.request)
     // A toast shows once: a speculation refused with 503 is asked again on the click
     // (https://github.com/WICG/nav-speculation/issues/138); an error page goes without it, as non-2xx is dropped anyway.
-    if (speculation !== 'none' && page.status < 400 && app.flashToasts.waiting(reply.request)) {
+    // One its loader set was held back (docs/navigation.md): that answer is refused whatever it is. Both are refused
+    // before anything renders, and the loader's deferred work is stopped: nobody will read it.
+    if (speculation !== 'none' && (app.flashToasts.heldBack(reply) || (page.status < 400 && app.flashToasts.waiting(reply.request)))) {
+      dropDeferredParts(reply, 'the speculation was refused')
       refuseSpeculation(reply).send()
       return
     }
@@ -166,7 +169,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     const template = key === null ? undefined : visitor ? cache.get(key) : cache.peek(key)
     reply.timeDocument(page.id, template ? 'hit' : key === null || !visitor ? 'bypass' : 'miss')
     if (template) {
-      if (deferred) dropDeferredParts(reply)
+      if (deferred) dropDeferredParts(reply, 'the document was served from the render cache')
       return sendCached(reply, data, template)
     }
     // Drawn for a document rendered now only: a kept one allows its scripts by hash.
