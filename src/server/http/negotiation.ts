@@ -24,6 +24,18 @@ export function varyByAccept (reply: FastifyReply): FastifyReply {
   return addVary(reply, 'Accept')
 }
 
+/** What a page depends on besides its address: its cookies (theme, session, toast) and the colour-scheme hint. */
+export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
+
+/**
+ * An answer made from what this visitor sent (a page, its loader's redirect): no shared cache keeps it, and the browser
+ * asks again before using it. A Cache-Control already said stands: an error page's no-store, or a loader's.
+ */
+export function varyByVisitor (reply: FastifyReply): FastifyReply {
+  if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
+  return addVary(reply, PAGE_VARY)
+}
+
 export function addVary (reply: FastifyReply, names: string): FastifyReply {
   const vary = reply.getHeader('vary')
   return reply.header('Vary', typeof vary === 'string' && vary !== '' ? `${vary}, ${names}` : names)

@@ -1,5 +1,6 @@
 import type { FastifyInstance, onSendHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { varyByVisitor } from '../http/negotiation.js'
 import { refuseSpeculation } from '../http/speculation.js'
 import type { LoadedScreens } from '../screens/load-screens.js'
 
@@ -15,6 +16,16 @@ const refuseHeldBackToast: onSendHookHandler = function (_request, reply, payloa
   done(null, '')
 }
 
+/**
+ * A loader's redirect depends on the visitor as its page does (a private page sends the signed-out to sign in): it is
+ * answered as a document would be. A 301 or 308 without a Cache-Control is heuristically cacheable (RFC 9110 §15.1),
+ * and would keep sending a visitor there after they signed in.
+ */
+const answerRedirectForVisitor: onSendHookHandler = function (_request, reply, payload, done) {
+  if (reply.statusCode >= 300 && reply.statusCode < 400) varyByVisitor(reply)
+  done(null, payload)
+}
+
 export const pageRoutes = fp<{ screens: LoadedScreens }>(async function pageRoutes (app: FastifyInstance, { screens: { screens, loaders } }) {
   for (const { id, view } of screens) {
     if (!view.path) continue
@@ -23,7 +34,7 @@ export const pageRoutes = fp<{ screens: LoadedScreens }>(async function pageRout
       app.get(view.path, (_request, reply) => { reply.sendPage({ id, status: 200, data: null }) })
       continue
     }
-    app.get(view.path, { onSend: refuseHeldBackToast }, async (_request, reply) => {
+    app.get(view.path, { onSend: [refuseHeldBackToast, answerRedirectForVisitor] }, async (_request, reply) => {
       await reply.renderPage(id)
       return reply
     })

@@ -20,7 +20,7 @@ import { createNonce } from '../../security/nonce.js'
 import { requestSignal } from '../../http/request-abort.js'
 import { runsScripts } from '../../http/script-evidence.js'
 import { readRequestInfo } from '../../http/request-info.js'
-import { addVary } from '../../http/negotiation.js'
+import { addVary, varyByVisitor } from '../../http/negotiation.js'
 import { advertiseClientHints } from '../../http/client-hints.js'
 import { refuseSpeculation, speculationOf } from '../../http/speculation.js'
 import type { DevTools } from '../../dev/dev-tools.js'
@@ -35,8 +35,6 @@ declare module 'fastify' {
     sendPage (page: PageState, requestInfo?: RequestInfo, cause?: unknown): void
   }
 }
-
-export const PAGE_VARY = 'Cookie, Sec-CH-Prefers-Color-Scheme'
 
 export const SERVER_ERROR_PAGE: PageState = { id: SYSTEM_SCREENS.serverError, status: 500, data: { title: STATUSES[500].title } }
 
@@ -151,9 +149,7 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
       return
     }
     const data = pageData(reply, page, requestInfo, speculation !== 'none')
-    // An error page has already said no-store.
-    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', 'private, no-cache')
-    addVary(reply, PAGE_VARY)
+    varyByVisitor(reply)
     advertiseClientHints(reply)
     const honeypotToken = data.honeyProps.encryptedValidFrom
     // A document showing a failure's details (development) is rendered for that failure alone.
