@@ -1,8 +1,10 @@
 import t from 'tap'
+import { defineScreen } from '../../src/ui/define-screen.js'
 import type { LightMyRequestResponse } from 'fastify'
 import { FLASH_TOAST_COOKIE } from '../../src/server/cookies/flash-toast.js'
 import type { Toast } from '../../src/shared/page-data.js'
-import { build, pageData, setCookie } from '../helpers/app.js'
+import { build, pageData, setCookie, type BuildOptions } from '../helpers/app.js'
+import { screen } from '../helpers/screens.js'
 
 /** Asserts, from the top-level test or a subtest. */
 type Asserts = Pick<typeof t, 'equal' | 'ok' | 'notOk' | 'match' | 'notMatch' | 'same'>
@@ -10,8 +12,9 @@ type Asserts = Pick<typeof t, 'equal' | 'ok' | 'notOk' | 'match' | 'notMatch' | 
 const SAVED: Toast = { id: 'note-saved-1', type: 'success', title: 'Saved', description: 'Your note was saved.' }
 
 /** The app with a route, built here, that acts like a form handler: a flash toast, then a 303 home. */
-async function buildWithAction (test: Parameters<typeof build>[0], toast: Toast = SAVED) {
+async function buildWithAction (test: Parameters<typeof build>[0], toast: Toast = SAVED, options: Omit<BuildOptions, 'routes'> = {}) {
   return build(test, {
+    ...options,
     routes (app) {
       app.post('/test/act', async (_request, reply) => {
         app.flashToasts.set(reply, toast)
@@ -70,6 +73,27 @@ t.test('a redirect with a flash toast: the next page carries it once and clears 
   const after = await app.inject({ url: '/', headers: { accept: 'text/html' } })
   assertNoToast(t, after)
   t.equal(setCookie(after, FLASH_TOAST_COOKIE), undefined, 'and no Set-Cookie for it')
+})
+
+t.test('a page that fails on the server shows the toast on its 500 page, whether its loader threw or its shell did', async (t) => {
+  // The action it speaks of succeeded: a visitor told only "Something went wrong" would think it had not, and send again.
+  const broken = (): never => { throw new Error('the shell failed') }
+  const { app } = await buildWithAction(t, SAVED, {
+    allowErrorLogs: true,
+    screens: {
+      'loader-fails': screen(defineScreen({ path: '/loader-fails', component: () => null }), { loader: () => { throw new Error('the loader failed') } }),
+      'shell-fails': screen(defineScreen({ path: '/shell-fails', component: broken }))
+    }
+  })
+  for (const path of ['/loader-fails', '/shell-fails']) {
+    const action = await app.inject({ method: 'POST', url: '/test/act' })
+    const page = await app.inject({ url: path, headers: { accept: 'text/html' }, cookies: { [FLASH_TOAST_COOKIE]: setCookie(action, FLASH_TOAST_COOKIE)!.value } })
+    t.equal(page.statusCode, 500, path)
+    t.match(page.body, '<h1>Something went wrong</h1>')
+    t.same(pageData(page.body).toast, SAVED, `${path}: the toast is in the page data`)
+    t.match(statusRegion(page.body), '<span class="flash-toast-description">Your note was saved.</span>', `${path}: and shown without JavaScript`)
+    assertCleared(t, page)
+  }
 })
 
 t.test('the server renders the flash toast\'s status region but no Toaster, and no inline style attribute', async (t) => {

@@ -127,7 +127,8 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
     attempt(data, script, (error, componentStack) => {
       reply.documentFailed()
       request.log.error({ err: error }, 'the document shell failed to render')
-      attempt({ ...data, toast: null, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id, false) }, devScript({ error, componentStack }), (again) => {
+      // With the toast, as when a loader throws: its cookie is already cleared, and what it says (a form's success) holds.
+      attempt({ ...data, page: SERVER_ERROR_PAGE, assets: assetsOf(SERVER_ERROR_PAGE.id, false) }, devScript({ error, componentStack }), (again) => {
         request.log.error({ err: again }, 'the error document failed to render')
         reply.status(500).header('Content-Type', 'text/html; charset=utf-8').send(LAST_RESORT)
       })
