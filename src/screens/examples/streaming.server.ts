@@ -4,6 +4,10 @@ import { defineLoader } from '../../server/screens/index.js'
 import { DeferredError } from '../../shared/deferred.js'
 import type { SlowPart, StreamingData } from './streaming.js'
 
+// A failure any client may ask for writes an error log line and counts a failed document at will: production leaves it
+// out. The server build defines NODE_ENV, so its bundle holds none of it, as src/server/serve.ts leaves out dev tools.
+const FAILURE_OFFERED = process.env.NODE_ENV !== 'production'
+
 export const DEFAULT_DELAY_MS = 1500
 export const MAX_DELAY_MS = 10_000
 export const BAD_DELAY = `The delay must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}.`
@@ -28,5 +32,6 @@ export const loader = defineLoader<StreamingData>(({ url, signal }) => {
   const delay = readDelay(url.searchParams.get('delay'))
   if (delay === undefined) throw clientError('BAD_REQUEST', BAD_DELAY)
   // Not awaited: the page renders now, and the slow part streams in where its fallback is.
-  return { delay, slow: loadSlowPart(delay, url.searchParams.get('fail') === '1', signal) }
+  const fails = FAILURE_OFFERED && url.searchParams.get('fail') === '1'
+  return { delay, failureOffered: FAILURE_OFFERED, slow: loadSlowPart(delay, fails, signal) }
 })

@@ -11,6 +11,8 @@ export interface SlowPart {
 /** `slow` is deferred: the page shows at once, and the slow part where its fallback was when it comes (docs/streaming.md says for whom). */
 export interface StreamingData {
   delay: number
+  /** Whether `?fail=1` makes the slow part fail: outside production only. */
+  failureOffered: boolean
   slow: Promise<SlowPart>
 }
 
@@ -29,7 +31,10 @@ export default defineScreen<StreamingData>({
         <Await resolve={data.slow} fallback={<p className='slow-part'>Loading…</p>} error={(message) => <p className='slow-part' role='alert'>{message}</p>}>
           {(slow) => <p className='slow-part'>{`Loaded after ${slow.delay} ms`}</p>}
         </Await>
-        <p>Try it <a href={`${PATH}?delay=5000`}>with a 5 s wait</a>, <a href={`${PATH}?delay=0`}>with none</a>, or <a href={`${PATH}?fail=1`}>with a part that fails</a>.</p>
+        <p>
+          Try it <a href={`${PATH}?delay=5000`}>with a 5 s wait</a>{data.failureOffered ? ', ' : ' or '}<a href={`${PATH}?delay=0`}>with none</a>
+          {data.failureOffered && <>, or <a href={`${PATH}?fail=1`}>with a part that fails</a></>}.
+        </p>
         <p><a href='/examples'>Back to the examples</a></p>
       </main>
     )

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { BAD_DELAY, readDelay } from '../streaming.server.js'
-import { build } from '../../../../test/helpers/app.js'
+import { build, TEST_SECRETS } from '../../../../test/helpers/app.js'
+import { startListening } from '../../../../test/helpers/process.js'
 import { listen } from '../../../../test/helpers/server.js'
 import { openStreamed } from '../../../../test/helpers/streamed-response.js'
 import { withGatedWaits } from './gated-waits.js'
@@ -9,8 +10,8 @@ const STREAMING_PATH = '/examples/streaming'
 
 /**
  * The streaming example (src/screens/examples/streaming.tsx and streaming.server.ts): the page at once, "Loading…"
- * where the slow part goes, then "Loaded after N ms"; a part that fails says so in place, the rest intact; a bad
- * delay is a 400; the loader's wait stops when its signal fires.
+ * where the slow part goes, then "Loaded after N ms"; a part that fails (outside production) says so in place, the rest
+ * intact; a bad delay is a 400; the loader's wait stops when its signal fires.
  */
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
@@ -62,8 +63,22 @@ t.test('?fail=1: the slow part says it could not be loaded, the page answers 200
     t.match(body, '<h1>Streaming</h1>')
     t.match(body, 'This page asked for a part that takes 0 ms.')
     t.match(body, '<a href="/examples">Back to the examples</a>')
+    t.match(body, '<a href="/examples/streaming?delay=0">with none</a>, or <a href="/examples/streaming?fail=1">with a part that fails</a>.', 'offered outside production')
     t.notMatch(body, 'Loaded after')
   }
+})
+
+t.test('in production ?fail=1 is not offered: any client could write error logs and count failed documents with it', async (t) => {
+  // The built server, as `npm start` runs it: the build, not the environment, says production.
+  const server = await startListening(t, { ...TEST_SECRETS, NODE_ENV: 'production' })
+  const response = await fetch(`${server.url}${STREAMING_PATH}?delay=0&fail=1`, { headers: FIRST_VISIT })
+  t.equal(response.status, 200)
+  const body = await response.text()
+  t.match(body, '<p class="slow-part">Loaded after 0 ms</p>', 'the slow part loads as if unasked')
+  t.match(body, 'with a 5 s wait</a> or <a href="/examples/streaming?delay=0">with none</a>.</p>', 'and the page offers no failure')
+  // The request's own line is written once the response ends: every line of this request is in by then.
+  await server.waitForLog((line) => line.msg === 'request completed')
+  t.same(server.logs().filter((line) => (line.level ?? 0) >= 50), [], 'nothing logged as an error')
 })
 
 t.test('a delay that is not whole milliseconds from 0 to 10000 is a 400 with the client-error page', async (t) => {
