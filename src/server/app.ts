@@ -24,6 +24,7 @@ import { pageRendering } from './plugins/app/page-rendering.js'
 import { plainHttpWarning } from './plugins/app/plain-http-warning.js'
 import { readiness } from './plugins/app/readiness.js'
 import { themeCookie } from './plugins/app/theme-cookie.js'
+import { refuseTunnels } from './plugins/app/tunnels.js'
 import { compression } from './plugins/external/compression.js'
 import { cookies } from './plugins/external/cookies.js'
 import { formBodies } from './plugins/external/formbody.js'
@@ -100,6 +101,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })
   await app.register(readiness)
   await app.register(security, { env })
+  await app.register(refuseTunnels)
   if (secure) await app.register(plainHttpWarning)
   await app.register(compression)
   await app.register(cookies, { secret: env.SESSION_SECRET, secure })

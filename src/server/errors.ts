@@ -51,6 +51,7 @@ export const ERRORS = {
   CROSS_SITE: { status: 403, message: 'This request came from another site, so nothing was changed.' },
   NOT_FOUND: { status: 404, message: 'There is nothing at this address.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This address does not accept this method.' },
+  TUNNEL_REFUSED: { status: 405, message: 'This server is not a proxy: it opens no tunnels, so it accepts no CONNECT requests.' },
   PRECONDITION_FAILED: { status: 412, message: 'The file changed since your copy: the condition in If-Match or If-Unmodified-Since did not hold. Fetch it again.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here. Send a form or JSON.' },

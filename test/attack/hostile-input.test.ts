@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { ERRORS } from '../../src/server/errors.js'
@@ -176,6 +178,34 @@ t.test('a body framed two ways is refused, and the request hidden behind it is n
   const response = await send('POST', THEME_SWITCH_PATH, { 'content-type': FORM, 'content-length': '5', 'transfer-encoding': 'chunked' }, Buffer.from(`0\r\n\r\n${hidden}`))
   // The whole rest of the connection must be this one answer: a second response would show in its body.
   assertParserRefusal(t, response, 'MALFORMED_REQUEST')
+  await assertStillServing(t)
+})
+
+t.test('a CONNECT is refused with 405 in the catalogue\'s words, not a connection dropped unanswered', async (t) => {
+  // Node hands CONNECT to the server's 'connect' listeners, never to Fastify, and without one destroys the socket.
+  for (const [target, allow] of [['example.com:443', ''], ['/', 'GET, HEAD']] as const) {
+    await t.test(target, async (t) => {
+      const response = await send('CONNECT', target, { host: 'example.com:443' })
+      t.equal(response.status, 405)
+      t.equal(response.headers.allow, allow, allow ? 'the methods of the address it names' : 'no method of ours reaches another host\'s port')
+      t.equal(response.headers['content-type'], 'text/plain; charset=utf-8')
+      t.equal(response.body, ERRORS.TUNNEL_REFUSED.message)
+      t.equal(response.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'")
+      t.equal(response.headers['x-content-type-options'], 'nosniff')
+      t.equal(response.headers.connection, 'close')
+      await assertStillServing(t)
+    })
+  }
+})
+
+t.test('a client that resets its connection right after a CONNECT takes nothing down', async (t) => {
+  for (let i = 0; i < 5; i++) {
+    const socket = connect(port, '127.0.0.1').on('error', () => {})
+    await once(socket, 'connect')
+    // More than the request: the refusal meets a connection already reset.
+    socket.write(`CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n${'x'.repeat(64 * 1024)}`)
+    socket.resetAndDestroy()
+  }
   await assertStillServing(t)
 })
 
