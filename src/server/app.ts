@@ -18,6 +18,7 @@ import { flashToasts } from './plugins/app/flash-toasts.js'
 import { gracefulClose } from './plugins/app/graceful-close.js'
 import { unknownExpectations } from './plugins/app/expectations.js'
 import { honeypot } from './plugins/app/honeypot.js'
+import { malformedRequests } from './plugins/app/malformed-requests.js'
 import { notFound } from './plugins/app/not-found.js'
 import { pageLoading } from './plugins/app/page-loading.js'
 import { pageRendering } from './plugins/app/page-rendering.js'
@@ -86,7 +87,9 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildValidator: typeBoxValidators } },
     // Errors raised while routing get the app's answer, not Fastify's bare JSON; so do requests Node's parser refused.
     frameworkErrors: handleError,
-    clientErrorHandler: answerParserRefusal
+    clientErrorHandler: answerParserRefusal,
+    // Node answers a request without Host with a bare 400 and never tells the app; malformedRequests answers it instead.
+    http: { requireHostHeader: false }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const registry: AppRegistry = { ...SCREENS, ...options.screens }
@@ -98,6 +101,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   // Infrastructure first, in the order a request meets it.
   await app.register(gracefulClose)
   await app.register(unknownExpectations)
+  await app.register(malformedRequests)
   await app.register(loadShedding, { maxEventLoopDelay: env.LOAD_SHEDDING_DELAY_MS, ...options.loadShedding })
   await app.register(readiness)
   await app.register(security, { env })

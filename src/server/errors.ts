@@ -29,10 +29,11 @@ const FORM_NOT_VERIFIED = 'The form could not be verified. Please reload the pag
 
 export const ERRORS = {
   BAD_REQUEST: { status: 400, message: 'This request could not be processed.' },
-  // The next three are Node's parser's refusals (src/server/http/client-errors.ts).
+  // The next three are Node's parser's refusals (src/server/http/client-errors.ts); the next after, what it lets through.
   MALFORMED_REQUEST: { status: 400, message: 'This request could not be read as HTTP: its request line, headers or body framing are malformed.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time. Please try again.' },
   HEAD_TOO_LARGE: { status: 431, message: 'The address, or the headers and cookies sent with it, are too long for this server. Shorten the address or clear this site\'s cookies, and try again.' },
+  HOST_MISSING: { status: 400, message: 'This request does not say which site it is for: an HTTP/1.1 request must carry a Host header.' },
   FST_ERR_VALIDATION: { status: 400, message: 'The request is not valid.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'The request body is empty; JSON was expected.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'The request body is not valid JSON.' },

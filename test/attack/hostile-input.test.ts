@@ -181,6 +181,27 @@ t.test('a body framed two ways is refused, and the request hidden behind it is n
   await assertStillServing(t)
 })
 
+/** Refused by the app before any hook read it: the catalogue's words as text or JSON, the protections all the same. */
+function assertPlainRefusal (t: Test, response: RawResponse, code: 'HOST_MISSING') {
+  t.equal(response.status, 400)
+  t.equal(response.headers['content-type'], 'text/plain; charset=utf-8', 'as text: no cookie or page was read')
+  t.equal(response.body, ERRORS[code].message)
+  t.equal(response.headers['x-content-type-options'], 'nosniff')
+  t.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'")
+}
+
+t.test('an HTTP/1.1 request without Host is a 400 in the catalogue\'s words, not Node\'s bare one; HTTP/1.0 needs none', async (t) => {
+  const page = await sendRaw(port, 'GET / HTTP/1.1\r\naccept: text/html\r\nconnection: close\r\n\r\n')
+  assertPlainRefusal(t, page, 'HOST_MISSING')
+  const json = await sendRaw(port, 'POST /resources/theme-switch HTTP/1.1\r\naccept: application/json\r\nconnection: close\r\n\r\n')
+  assertJson(t, json, { statusCode: 400, error: 'Bad Request', message: ERRORS.HOST_MISSING.message })
+
+  const old = await sendRaw(port, 'GET / HTTP/1.0\r\naccept: text/html\r\n\r\n')
+  t.equal(old.status, 200, 'HTTP/1.0 is served without one (RFC 9112 §3.2 asks it of 1.1 only)')
+  t.match(old.body, '<title>Agent Stack</title>')
+  await assertStillServing(t)
+})
+
 t.test('a CONNECT is refused with 405 in the catalogue\'s words, not a connection dropped unanswered', async (t) => {
   // Node hands CONNECT to the server's 'connect' listeners, never to Fastify, and without one destroys the socket.
   for (const [target, allow] of [['example.com:443', ''], ['/', 'GET, HEAD']] as const) {

@@ -1,0 +1,12 @@
+import type { IncomingMessage } from 'node:http'
+import type { ErrorCode } from '../errors.js'
+
+/**
+ * What HTTP/1.1 calls malformed but Node's parser lets through: a request without Host (RFC 9112 §3.2; Node's own
+ * check, a bare 400, is turned off in app.ts so that the app answers).
+ */
+export function malformation ({ httpVersionMajor, httpVersionMinor, headers }: IncomingMessage): ErrorCode | undefined {
+  // HTTP/1.0 has no Host to require.
+  if (httpVersionMajor === 1 && httpVersionMinor === 1 && headers.host === undefined) return 'HOST_MISSING'
+  return undefined
+}
