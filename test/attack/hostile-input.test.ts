@@ -182,7 +182,7 @@ t.test('a body framed two ways is refused, and the request hidden behind it is n
 })
 
 /** Refused by the app before any hook read it: the catalogue's words as text or JSON, the protections all the same. */
-function assertPlainRefusal (t: Test, response: RawResponse, code: 'HOST_MISSING') {
+function assertPlainRefusal (t: Test, response: RawResponse, code: 'HOST_MISSING' | 'MALFORMED_REQUEST') {
   t.equal(response.status, 400)
   t.equal(response.headers['content-type'], 'text/plain; charset=utf-8', 'as text: no cookie or page was read')
   t.equal(response.body, ERRORS[code].message)
@@ -199,6 +199,16 @@ t.test('an HTTP/1.1 request without Host is a 400 in the catalogue\'s words, not
   const old = await sendRaw(port, 'GET / HTTP/1.0\r\naccept: text/html\r\n\r\n')
   t.equal(old.status, 200, 'HTTP/1.0 is served without one (RFC 9112 §3.2 asks it of 1.1 only)')
   t.match(old.body, '<title>Agent Stack</title>')
+  await assertStillServing(t)
+})
+
+t.test('a target of * is refused with 400 for any method but OPTIONS, which alone may name the server as a whole', async (t) => {
+  for (const method of ['GET', 'POST']) assertPlainRefusal(t, await send(method, '*', { accept: HTML }), 'MALFORMED_REQUEST')
+  t.equal((await send('HEAD', '*', { accept: HTML })).status, 400, 'HEAD too')
+  // The server answers no OPTIONS, for * as for any address: the 405 it gives every OPTIONS.
+  const options = await send('OPTIONS', '*', { accept: 'application/json' })
+  t.equal(options.status, 405)
+  t.equal(options.headers.allow, 'GET, HEAD')
   await assertStillServing(t)
 })
 
