@@ -56,6 +56,7 @@ export const ERRORS = {
   PRECONDITION_FAILED: { status: 412, message: 'The file changed since your copy: the condition in If-Match or If-Unmodified-Since did not hold. Fetch it again.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'This content type is not accepted here. Send a form or JSON.' },
+  CHARSET_NOT_ACCEPTED: { status: 415, message: 'This text is in a character set the server does not read. Send the form or JSON as UTF-8, with charset=utf-8 or no charset at all.' },
   // @fastify/compress's own messages quote the request's Content-Encoding back.
   FST_CP_ERR_INVALID_CONTENT_ENCODING: { status: 415, message: 'This Content-Encoding is not accepted here. Send the body uncompressed, or compressed with gzip, br, deflate or zstd.' },
   FST_CP_ERR_INVALID_CONTENT: { status: 400, message: 'The request body could not be decompressed as its Content-Encoding says.' },

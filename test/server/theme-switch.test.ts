@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
+import { ERRORS } from '../../src/server/errors.js'
 import { MAX_REDIRECT_LENGTH } from '../../src/shared/safe-redirect.js'
 import { build, pageData, postForm, setCookie } from '../helpers/app.js'
 
@@ -243,6 +244,25 @@ t.test('other content types get 415', async (t) => {
   t.equal(parameters.statusCode, 303, 'a charset parameter is fine')
   const upper = await postForm(app, URL, { theme: 'dark' }, { 'content-type': 'Application/X-WWW-Form-Urlencoded' })
   t.equal(upper.statusCode, 303, 'media types are case-insensitive')
+})
+
+t.test('a form or JSON in a charset other than UTF-8 gets 415 saying so, never misread as UTF-8', async (t) => {
+  const { app } = await build(t)
+  // `theme=dark` in UTF-16: read as UTF-8 it was a form without a theme.
+  const utf16 = Buffer.from('theme=dark', 'utf16le')
+  for (const charset of ['utf-16le', 'UTF-16', 'iso-8859-1', '"windows-1252"']) {
+    const page = await app.inject({ method: 'POST', url: URL, headers: { 'content-type': `application/x-www-form-urlencoded; charset=${charset}`, accept: 'text/html' }, payload: utf16 })
+    assertRefused(t, page, 415)
+    assertMessage(t, page, /character set the server does not read/)
+    const json = await postJson(app, { theme: 'dark' }, { 'content-type': `application/json; charset=${charset}` })
+    assertRefused(t, json, 415)
+    t.same(json.json(), { statusCode: 415, error: 'Unsupported Media Type', message: ERRORS.CHARSET_NOT_ACCEPTED.message }, `JSON in ${charset}`)
+  }
+  for (const charset of ['utf-8', 'UTF8', '"UTF-8"', 'us-ascii']) {
+    const form = await postForm(app, URL, { theme: 'dark' }, { 'content-type': `application/x-www-form-urlencoded; charset=${charset}` })
+    t.equal(form.statusCode, 303, `a form in ${charset} is read`)
+    t.equal(setCookie(form, 'en_theme')?.value, 'dark')
+  }
 })
 
 t.test('the longest address a page offers fits the body, form-encoded; a body over the small limit gets 413', async (t) => {

@@ -402,7 +402,7 @@ t.test('another site\'s post is a 403 before anything is read', async (t) => {
   }
 })
 
-t.test('a body that is neither a form nor JSON is a 415, a too large one a 413', async (t) => {
+t.test('a body that is neither a form nor JSON, or is in a charset other than UTF-8, is a 415, a too large one a 413', async (t) => {
   let handled = 0
   const { app } = await build(t, {
     screens: contactScreens({ action: defineAction({ schema: Type.Object({ note: Type.String() }), bodyLimit: 1024, handle () { handled++ } }) })
@@ -411,6 +411,11 @@ t.test('a body that is neither a form nor JSON is a 415, a too large one a 413',
     const response = await app.inject({ method: 'POST', url: CONTACT_PATH, headers: { 'content-type': type, accept: 'application/json' }, payload: 'note=hi' })
     t.equal(response.statusCode, 415, type)
     t.equal(response.json().message, ERRORS.FST_ERR_CTP_INVALID_MEDIA_TYPE.message)
+  }
+  for (const type of ['application/x-www-form-urlencoded; charset=utf-16', 'application/json; charset=iso-8859-1']) {
+    const response = await app.inject({ method: 'POST', url: CONTACT_PATH, headers: { 'content-type': type, accept: 'application/json' }, payload: 'note=hi' })
+    t.equal(response.statusCode, 415, type)
+    t.equal(response.json().message, ERRORS.CHARSET_NOT_ACCEPTED.message)
   }
   const large = await postForm(app, CONTACT_PATH, { note: 'x'.repeat(2000) }, { accept: 'application/json' })
   t.equal(large.statusCode, 413, 'the route\'s own limit')
