@@ -138,6 +138,7 @@ async function stylesheetPath (app: FastifyInstance): Promise<string> {
 }
 
 const HSTS = 'max-age=63072000; includeSubDomains; preload'
+const DENIED_FEATURES = ['camera', 'microphone', 'geolocation', 'payment', 'usb', 'serial', 'hid', 'midi', 'display-capture']
 
 for (const mode of ['production', 'development', 'test']) {
   t.test(`${mode}: the headers on the document, the 404 document and static files`, async (t) => {
@@ -184,6 +185,8 @@ for (const mode of ['production', 'development', 'test']) {
         t.equal(response.headers['cross-origin-opener-policy'], 'same-origin')
         t.equal(response.headers['cross-origin-resource-policy'], 'same-origin')
         t.equal(response.headers['x-frame-options'], 'DENY', 'for browsers without frame-ancestors, the same answer')
+        const denied = String(response.headers['permissions-policy']).split(', ').filter((feature) => feature.endsWith('=()')).map((feature) => feature.slice(0, -3))
+        t.same(DENIED_FEATURES.filter((feature) => !denied.includes(feature)), [], 'no powerful feature the shell does not use: camera, microphone, location, payment, devices')
         t.equal(response.headers['strict-transport-security'], production ? HSTS : undefined, production ? 'HSTS, two years, preload-ready' : 'no HSTS outside production: it would pin a developer\'s localhost to HTTPS')
 
         if (kind.endsWith('document')) {
@@ -201,7 +204,7 @@ for (const mode of ['production', 'development', 'test']) {
 }
 
 /** Headers that only a document a browser renders reads. */
-const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'referrer-policy', 'reporting-endpoints', 'content-security-policy-report-only', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']
+const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'permissions-policy', 'referrer-policy', 'reporting-endpoints', 'content-security-policy-report-only', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']
 
 for (const production of [true, false]) {
   t.test(`${production ? 'production' : 'development'}: the probes and the theme switch's redirect and JSON carry what an answer that is not a document needs, not the documents' headers`, async (t) => {

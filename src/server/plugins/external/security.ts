@@ -32,6 +32,17 @@ const X_FRAME_OPTIONS = { action: 'deny' } as const
 
 export const TRUSTED_TYPES_REPORT_ONLY = `require-trusted-types-for 'script'; report-to ${CSP_REPORT_GROUP}; report-uri ${CSP_REPORT_PATH}`
 
+/**
+ * Powerful features no page of the shell uses, turned off for it and all it embeds. Only names Chromium knows: it
+ * warns in the console of any other (ambient-light-sensor, bluetooth). Helmet sets no Permissions-Policy
+ * (helmetjs/helmet#470). OpenReplay's usability tests, which the shell does not turn on, would need camera and
+ * microphone (docs/security.md).
+ */
+export const PERMISSIONS_POLICY = [
+  'accelerometer', 'camera', 'display-capture', 'geolocation', 'gyroscope', 'hid', 'idle-detection', 'magnetometer',
+  'microphone', 'midi', 'payment', 'screen-wake-lock', 'serial', 'usb', 'xr-spatial-tracking'
+].map((feature) => `${feature}=()`).join(', ')
+
 export const DEFAULT_INGEST_ORIGIN = 'https://api.openreplay.com'
 
 export function ingestOrigin (env: Pick<Env, 'OPENREPLAY_INGEST_POINT'>): string {
@@ -77,6 +88,7 @@ export const security = fp<{ env: Env }>(async (app, { env }) => {
   const [beforeNonce, afterNonce = ''] = (headers['content-security-policy'] ?? '').split(` 'nonce-${placeholder}'`)
   headers['content-security-policy'] = beforeNonce + afterNonce
   headers['reporting-endpoints'] = `${CSP_REPORT_GROUP}="${CSP_REPORT_PATH}"`
+  headers['permissions-policy'] = PERMISSIONS_POLICY
   // Trusted Types, report-only until what would break is known (docs/decisions/trusted-types.md).
   headers['content-security-policy-report-only'] = TRUSTED_TYPES_REPORT_ONLY
 
