@@ -74,12 +74,13 @@ const ROUTER_OPTIONS = { maxParamLength: 200 }
 export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
   const { env } = options
   const distDir = options.distDir ?? DIST_DIR
+  const timeouts = timeoutOptions(options.timeouts)
   const app = Fastify({
     logger: options.logger ?? { level: env.LOG_LEVEL, hooks: LOG_HOOKS },
     genReqId: createGenReqId(trustedProxyPredicate(env.TRUST_PROXY), nextRequestId),
     // The development server logs one line per request instead of two long ones.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: options.devTools !== undefined }),
-    ...timeoutOptions(options.timeouts),
+    ...timeouts,
     bodyLimit: 64 * 1024,
     // request.ip, protocol and host come from X-Forwarded-* only from proxies the operator named.
     trustProxy: fastifyTrustProxy(env.TRUST_PROXY),
@@ -89,7 +90,7 @@ export async function buildApp (options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: handleError,
     clientErrorHandler: answerParserRefusal,
     // Node answers a request without Host with a bare 400 and never tells the app; malformedRequests answers it instead.
-    http: { requireHostHeader: false }
+    http: { ...timeouts.http, requireHostHeader: false }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const registry: AppRegistry = { ...SCREENS, ...options.screens }
