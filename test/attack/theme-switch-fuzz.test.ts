@@ -258,11 +258,17 @@ function poisoned (value: unknown): boolean {
   return Object.values(value).some(poisoned)
 }
 
+/** A charset parameter other than UTF-8's or US-ASCII's names text the route would misread, so it refuses it. */
+function readable (contentType: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '')?.[1]
+  return charset === undefined || ['utf-8', 'utf8', 'us-ascii'].includes(charset.toLowerCase())
+}
+
 /**
  * The submission a body carries, read the way browsers define it, or
- * undefined when it must be refused. Bodies are UTF-8 whatever the charset
- * parameter says: JSON has no charset (RFC 8259 §11) and the form encoding
- * is UTF-8 only (WHATWG URL, application/x-www-form-urlencoded).
+ * undefined when it must be refused. Bodies are UTF-8: JSON has no other
+ * (RFC 8259 §8.1) and the form encoding is UTF-8 only (WHATWG URL,
+ * application/x-www-form-urlencoded).
  */
 function readSubmission (kind: 'form' | 'json', payload: string | Buffer): Submission | undefined {
   const text = typeof payload === 'string' ? payload : payload.toString('utf8')
@@ -288,7 +294,7 @@ function readSubmission (kind: 'form' | 'json', payload: string | Buffer): Submi
 function verdict ({ contentType, payload, site }: Attack): { status: 403 | 415 | 413 | 400 } | { submission: Submission } {
   if (site.crossSite) return { status: 403 }
   const kind = bodyKind(contentType)
-  if (!kind) return { status: 415 }
+  if (!kind || !readable(contentType)) return { status: 415 }
   if (Buffer.byteLength(payload) > BODY_LIMIT) return { status: 413 }
   const submission = readSubmission(kind, payload)
   return submission ? { submission } : { status: 400 }
