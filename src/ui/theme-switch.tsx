@@ -12,7 +12,13 @@ export function ThemeSwitch () {
   const next = nextThemePreference(preference)
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    switchTheme(next)
+    const form = event.currentTarget
+    switchTheme(next, () => {
+      // Rendered again since the press, the hidden input now names the choice after this one.
+      const choice = form.elements.namedItem('theme')
+      if (choice instanceof HTMLInputElement) choice.value = next
+      HTMLFormElement.prototype.submit.call(form)
+    })
   }
   return (
     <form method='post' action={THEME_SWITCH_PATH} className='theme-switch' onSubmit={onSubmit}>

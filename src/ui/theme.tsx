@@ -15,8 +15,9 @@ export interface ThemeState {
   source: ThemeSource
   preference: ThemePreference
   pending: ThemePreference | null
-  /** Switches at once and saves in the background; reverts with an error toast if saving fails. */
-  switchTheme: (next: ThemePreference) => void
+  /** Switches at once and saves in the background; reverts with an error toast if saving fails. `sendForm` runs
+   * instead when the code that saves could not be loaded: the browser can still send the switch's own form. */
+  switchTheme: (next: ThemePreference, sendForm?: () => void) => void
 }
 
 const ThemeContext = createContext<ThemeState | null>(null)
@@ -96,7 +97,7 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
   // Sent one after another, so the server ends with the last choice.
   const queue = useRef<Promise<void>>(Promise.resolve())
   const latest = useRef(0)
-  const switchTheme = useCallback((next: ThemePreference) => {
+  const switchTheme = useCallback((next: ThemePreference, sendForm?: () => void) => {
     const id = ++latest.current
     setPending(next)
     queue.current = queue.current.then(async () => {
@@ -110,6 +111,9 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
         if (id === latest.current) setPending(null)
       } catch (error) {
         if (id !== latest.current) return
+        // A chunk that failed once fails for the page's life in Chromium (whatwg/html#10327): the switch would never
+        // work again. The form's own POST does, as without JavaScript; offline it would only show the browser's error page.
+        if (sync === null && sendForm && navigator.onLine) return sendForm()
         setPending(null)
         toast.error('The theme could not be changed', {
           // Without its code loaded, the server was not reached either.

@@ -1,0 +1,80 @@
+import type { Page, Route } from 'playwright-core'
+import t from 'tap'
+import { hydrated, launchWithScheme, openThemePage, rootTheme } from '../helpers/theme.js'
+import { listen } from '../helpers/server.js'
+
+/**
+ * A visitor on a bad network, in Chromium: code fetched after hydration that fails to arrive, requests that fail or
+ * never end. What they came to do still gets done, or they are told why not, in words.
+ */
+
+const switchButton = (page: Page, mode: 'System' | 'Light' | 'Dark') => page.getByRole('button', { name: `Theme: ${mode}` })
+
+async function savedTheme (page: Page): Promise<string | undefined> {
+  return (await page.context().cookies()).find((cookie) => cookie.name === 'en_theme')?.value
+}
+
+/** Holds the first request for the theme switch's code (loaded when the browser is idle) until the test lets it fail. */
+async function holdThemeSyncCode (page: Page): Promise<() => Promise<Route>> {
+  let held: (route: Route) => void = () => {}
+  const arrived = new Promise<Route>((resolve) => { held = resolve })
+  await page.context().route('**/assets/theme-sync-*.js', (route) => held(route), { times: 1 })
+  return () => arrived
+}
+
+// Chromium logs a resource that failed as a console error; only the ones a test provokes are expected.
+const unprovoked = (problems: string[]) => problems.filter((problem) => !/ERR_CONNECTION_RESET|ERR_INTERNET_DISCONNECTED/.test(problem))
+
+t.test('the theme switch\'s code failing to arrive once: presses still switch, saved by the form\'s own POST', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  const { url } = await listen(t)
+  const { page, problems } = await openThemePage(browser)
+  const codeRequest = await holdThemeSyncCode(page)
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  const code = await codeRequest()
+
+  // Two presses while the code is on its way: the last choice is the one that counts.
+  await switchButton(page, 'System').click()
+  await switchButton(page, 'Light').click()
+  t.equal((await rootTheme(page)).className, 'dark', 'dark at once')
+  // Chromium keeps this failure for the page's life: every later import() of the chunk fails without a request.
+  const posted = page.waitForRequest((request) => request.url() === `${url}/resources/theme-switch` && request.isNavigationRequest(), { timeout: 5000 })
+  const back = page.waitForResponse((response) => response.url() === `${url}/` && response.request().method() === 'GET')
+  await code.abort('connectionreset')
+  t.equal((await posted).postDataJSON().theme, 'dark', 'the browser sends the form, with the last choice')
+  await back
+  await hydrated(page)
+  t.equal(await savedTheme(page), 'dark', 'the server saved it')
+  const state = await rootTheme(page)
+  t.same({ className: state.className, source: state.source }, { className: 'dark', source: 'saved' }, 'back on the page, dark as saved')
+  t.equal(await switchButton(page, 'Dark').count(), 1, 'and the button says so')
+  // Chromium may skip the cross-document view transition into the page the POST leads to, before its script silences
+  // it (as for a form sent by the browser: src/screens/examples/test/form-in-chromium.test.ts).
+  t.same(unprovoked(problems).filter((problem) => !problem.includes('Transition was skipped')), [])
+})
+
+t.test('offline, with the theme switch\'s code failed: the switch reverts and says the server could not be reached', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  const { url } = await listen(t)
+  const { page, context, problems } = await openThemePage(browser)
+  const codeRequest = await holdThemeSyncCode(page)
+  await context.addCookies([{ name: 'en_theme', value: 'dark', url }])
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  const code = await codeRequest()
+  await context.setOffline(true)
+  let documents = 0
+  page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) documents++ })
+
+  await switchButton(page, 'Dark').click()
+  await code.abort('internetdisconnected')
+  const toast = page.locator('[data-sonner-toast], .flash-toast', { hasText: 'The theme could not be changed' })
+  await toast.waitFor({ state: 'visible' })
+  t.match(await toast.textContent(), /could not be reached/, 'the toast says why')
+  await page.waitForFunction(() => document.documentElement.getAttribute('data-theme-source') === 'saved')
+  t.equal((await rootTheme(page)).className, 'dark', 'back to the saved dark')
+  t.equal(await savedTheme(page), 'dark')
+  t.equal(documents, 0, 'no attempt to send the form, which offline would only show the browser\'s error page')
+  t.same(unprovoked(problems), [])
+})
