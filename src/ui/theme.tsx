@@ -115,6 +115,12 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
         // work again. The form's own POST does, as without JavaScript; offline it would only show the browser's error page.
         if (sync === null && sendForm && navigator.onLine) return sendForm()
         setPending(null)
+        // An answer cut off after its headers has set the cookie all the same: show what was saved, as the next page will.
+        if (navigator.cookieEnabled) {
+          const kept = readSavedPreference()
+          setSaved(kept)
+          if (kept === next) return
+        }
         toast.error('The theme could not be changed', {
           // Without its code loaded, the server was not reached either.
           description: sync === null ? 'The server could not be reached. Check your connection and try again.' : error instanceof sync.ThemeSwitchError ? error.message : 'Please try again.'

@@ -78,3 +78,26 @@ t.test('offline, with the theme switch\'s code failed: the switch reverts and sa
   t.equal(documents, 0, 'no attempt to send the form, which offline would only show the browser\'s error page')
   t.same(unprovoked(problems), [])
 })
+
+t.test('a theme switch whose answer is cut off after its cookie arrived: the page shows what was saved, and says nothing failed', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  const { url } = await listen(t)
+  const { page, problems } = await openThemePage(browser)
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  // The headers, Set-Cookie among them, came whole; the connection dropped in the JSON.
+  await page.route('**/resources/theme-switch', (route) => route.fulfill({
+    status: 200,
+    headers: { 'content-type': 'application/json', 'set-cookie': 'en_theme=light; Path=/; SameSite=Lax' },
+    body: '{"the'
+  }), { times: 1 })
+
+  await switchButton(page, 'System').click()
+  await page.waitForFunction(() => document.documentElement.getAttribute('data-theme-source') !== 'pending')
+  t.equal(await savedTheme(page), 'light', 'the browser kept the cookie')
+  const state = await rootTheme(page)
+  t.same({ className: state.className, source: state.source }, { className: 'light', source: 'saved' }, 'the page shows the saved choice, as the next page will')
+  t.equal(await switchButton(page, 'Light').count(), 1, 'and the button says so')
+  t.equal(await page.locator('[data-sonner-toast], .flash-toast', { hasText: 'could not be changed' }).count(), 0, 'no toast says it failed')
+  t.same(unprovoked(problems), [])
+})
