@@ -6,6 +6,8 @@ import type { ThemePreference } from '../shared/theme.js'
 export interface ThemeRules {
   switchPath: string
   isThemePreference: (value: unknown) => value is ThemePreference
+  /** How long a save may take, answer included, before the visitor is told it failed. */
+  timeLimitMs: number
 }
 
 const CHANNEL_NAME = 'agent-stack:theme'
@@ -13,17 +15,21 @@ const CHANNEL_NAME = 'agent-stack:theme'
 /** A failure the visitor is told about in so many words. */
 export class ThemeSwitchError extends Error {}
 
-export async function saveTheme (next: ThemePreference, { switchPath, isThemePreference }: ThemeRules): Promise<ThemePreference> {
+export async function saveTheme (next: ThemePreference, { switchPath, isThemePreference, timeLimitMs }: ThemeRules): Promise<ThemePreference> {
   let response: Response
   try {
     response = await fetch(switchPath, {
       method: 'POST',
       headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ theme: next }),
-      credentials: 'same-origin'
+      credentials: 'same-origin',
+      // A request a bad network swallows never settles: the new theme would stay shown unsaved, and later presses queued behind it.
+      signal: AbortSignal.timeout(timeLimitMs)
     })
-  } catch {
-    throw new ThemeSwitchError('The server could not be reached. Check your connection and try again.')
+  } catch (error) {
+    throw new ThemeSwitchError(error instanceof DOMException && error.name === 'TimeoutError'
+      ? 'The server did not answer in time. Check your connection and try again.'
+      : 'The server could not be reached. Check your connection and try again.')
   }
   const answer: unknown = await response.json().catch(() => null)
   const theme = (answer as { theme?: unknown } | null)?.theme

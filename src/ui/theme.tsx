@@ -9,6 +9,7 @@ import { loadOnce } from './load-once.js'
 import { whenIdle } from './when-idle.js'
 
 const SYNC_IDLE_TIMEOUT_MS = 2000
+const SAVE_TIME_LIMIT_MS = 10_000
 
 export interface ThemeState {
   theme: Theme
@@ -50,7 +51,7 @@ function readSavedPreference (): ThemePreference {
   return isThemePreference(value) ? value : 'system'
 }
 
-const THEME_RULES: ThemeRules = { switchPath: THEME_SWITCH_PATH, isThemePreference }
+const THEME_RULES: ThemeRules = { switchPath: THEME_SWITCH_PATH, isThemePreference, timeLimitMs: SAVE_TIME_LIMIT_MS }
 
 type ThemeSync = typeof import('./theme-sync.js')
 const loadThemeSync = loadOnce(() => import('./theme-sync.js'))

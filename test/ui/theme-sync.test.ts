@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { isThemePreference, THEME_SWITCH_PATH, type ThemePreference } from '../../src/shared/theme.js'
 import { openThemeChannel, saveTheme, ThemeSwitchError } from '../../src/ui/theme-sync.js'
 
-const RULES = { switchPath: THEME_SWITCH_PATH, isThemePreference }
+const RULES = { switchPath: THEME_SWITCH_PATH, isThemePreference, timeLimitMs: 10_000 }
 
 /** Replaces fetch for one test. */
 function stubFetch (t: Test, answer: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>) {
@@ -27,6 +27,18 @@ t.test('saving posts the choice as a form asking for JSON, and returns what the 
 t.test('a failure says what happened in words a visitor understands', async (t) => {
   stubFetch(t, async () => { throw new TypeError('fetch failed') })
   await t.rejects(saveTheme('light', RULES), new ThemeSwitchError('The server could not be reached. Check your connection and try again.'))
+})
+
+t.test('a save the server never answers ends at the time limit, and says so', async (t) => {
+  // As a network that swallows the request: nothing comes until the request is given up.
+  stubFetch(t, (_input, init) => new Promise((_resolve, reject) => {
+    init?.signal?.addEventListener('abort', () => reject(init.signal?.reason))
+  }))
+  let timer: NodeJS.Timeout | undefined
+  const unanswered = new Promise<string>((resolve) => { timer = setTimeout(() => resolve('still waiting'), 1000) })
+  const outcome = await Promise.race([saveTheme('light', { ...RULES, timeLimitMs: 50 }).catch((error: unknown) => error), unanswered])
+  clearTimeout(timer)
+  t.same(outcome, new ThemeSwitchError('The server did not answer in time. Check your connection and try again.'))
 })
 
 t.test('an answer that is not a saved theme is a failure with its status', async (t) => {
