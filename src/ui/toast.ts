@@ -32,6 +32,7 @@ export function loadSonner (): Promise<Sonner> {
       onLoaded.clear()
     }, (error: unknown) => {
       loading = null
+      markUnavailable()
       console.error('Notifications could not be loaded:', error)
     })
   }
@@ -49,20 +50,27 @@ export function whenSonnerLoaded (listener: (sonner: Sonner) => void): () => voi
 
 /** Asked for while sonner loads: <ToastArea> shows the newest at once, so a toast never waits on the network. */
 let pending: readonly Toast[] = []
+/** Whether sonner's code failed to load: its stand-in is then all a visitor gets, and must be announced. */
+let unavailable = false
 const pendingListeners = new Set<() => void>()
+
+function subscribe (listener: () => void): () => void {
+  pendingListeners.add(listener)
+  return () => { pendingListeners.delete(listener) }
+}
 
 function setPending (next: readonly Toast[]): void {
   pending = next
   for (const listener of pendingListeners) listener()
 }
 
-export const pendingToasts = {
-  read: (): readonly Toast[] => pending,
-  subscribe (listener: () => void): () => void {
-    pendingListeners.add(listener)
-    return () => { pendingListeners.delete(listener) }
-  }
+function markUnavailable (): void {
+  unavailable = true
+  for (const listener of pendingListeners) listener()
 }
+
+export const pendingToasts = { read: (): readonly Toast[] => pending, subscribe }
+export const sonnerUnavailable = { read: (): boolean => unavailable, subscribe }
 
 /** Said by <ToastArea> once its Toaster has subscribed (sonner#168: a toast before that is lost), and null when it goes. */
 export function setToasterListening (toast: Sonner['toast'] | null): void {

@@ -1,7 +1,7 @@
 import { useEffect, useState, useSyncExternalStore } from 'react'
 import type { Toast } from '../shared/page-data.js'
 import type { Theme } from '../shared/theme.js'
-import { loadSonner, pendingToasts, setToasterListening, whenSonnerLoaded } from './toast.js'
+import { loadSonner, pendingToasts, setToasterListening, sonnerUnavailable, whenSonnerLoaded } from './toast.js'
 import { whenIdle } from './when-idle.js'
 
 type Sonner = typeof import('./toaster.js')
@@ -34,6 +34,8 @@ export function ToastArea ({ theme, flash }: { theme: Theme, flash: Toast | null
   }, [flash])
   const waiting = useSyncExternalStore(pendingToasts.subscribe, pendingToasts.read, () => NONE)
   const newestWaiting = waiting.at(-1)
+  // Chromium keeps a failed chunk failed for the page's life (whatwg/html#10327): no live region of sonner's will come.
+  const standingIn = useSyncExternalStore(sonnerUnavailable.subscribe, sonnerUnavailable.read, () => false)
   const { Toaster, toast } = sonner ?? {}
   return (
     <>
@@ -46,7 +48,7 @@ export function ToastArea ({ theme, flash }: { theme: Theme, flash: Toast | null
           )
         : null}
       {newestWaiting
-        ? <ToastBox toast={newestWaiting} waiting />
+        ? <ToastBox toast={newestWaiting} waiting={!standingIn} />
         : flash ? <ToastBox toast={flash} hidden={handedToToaster} /> : null}
     </>
   )

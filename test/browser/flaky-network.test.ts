@@ -101,3 +101,23 @@ t.test('a theme switch whose answer is cut off after its cookie arrived: the pag
   t.equal(await page.locator('[data-sonner-toast], .flash-toast', { hasText: 'could not be changed' }).count(), 0, 'no toast says it failed')
   t.same(unprovoked(problems), [])
 })
+
+t.test('sonner\'s code failing to arrive: the box standing in for it is announced, so a failed switch is heard too', async (t) => {
+  const browser = await launchWithScheme(t, 'light')
+  const { url } = await listen(t)
+  const { page, context, problems } = await openThemePage(browser)
+  // Every time: Chromium asks for a failed chunk only once anyway (whatwg/html#10327).
+  await context.route('**/assets/toaster-*.js', (route) => route.abort('connectionreset'))
+  const failed = page.waitForEvent('console', (message) => message.text().startsWith('Notifications could not be loaded'))
+  await page.goto(`${url}/`)
+  await hydrated(page)
+  await failed
+  await page.route('**/resources/theme-switch', (route) => route.fulfill({ status: 503, contentType: 'text/html', body: '<h1>Service Unavailable</h1>' }), { times: 1 })
+
+  await switchButton(page, 'System').click()
+  const status = page.getByRole('status').filter({ hasText: 'The theme could not be changed' })
+  await page.locator('.flash-toast', { hasText: 'The theme could not be changed' }).waitFor({ state: 'visible' })
+  t.equal(await status.count(), 1, 'shown in a status region, as the server\'s flash toast is')
+  t.match(await status.textContent({ timeout: 2000 }), /did not save it \(503\)/, 'with what happened')
+  t.same(unprovoked(problems).filter((problem) => !/Notifications could not be loaded|status of 503/.test(problem)), [])
+})
