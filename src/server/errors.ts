@@ -34,6 +34,7 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time. Please try again.' },
   HEAD_TOO_LARGE: { status: 431, message: 'The address, or the headers and cookies sent with it, are too long for this server. Shorten the address or clear this site\'s cookies, and try again.' },
   HOST_MISSING: { status: 400, message: 'This request does not say which site it is for: an HTTP/1.1 request must carry a Host header.' },
+  HOST_REPEATED: { status: 400, message: 'This request names its site more than once: it must carry exactly one Host header.' },
   FST_ERR_VALIDATION: { status: 400, message: 'The request is not valid.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'The request body is empty; JSON was expected.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'The request body is not valid JSON.' },

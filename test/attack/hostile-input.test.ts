@@ -182,7 +182,7 @@ t.test('a body framed two ways is refused, and the request hidden behind it is n
 })
 
 /** Refused by the app before any hook read it: the catalogue's words as text or JSON, the protections all the same. */
-function assertPlainRefusal (t: Test, response: RawResponse, code: 'HOST_MISSING' | 'MALFORMED_REQUEST') {
+function assertPlainRefusal (t: Test, response: RawResponse, code: 'HOST_MISSING' | 'HOST_REPEATED' | 'MALFORMED_REQUEST') {
   t.equal(response.status, 400)
   t.equal(response.headers['content-type'], 'text/plain; charset=utf-8', 'as text: no cookie or page was read')
   t.equal(response.body, ERRORS[code].message)
@@ -199,6 +199,16 @@ t.test('an HTTP/1.1 request without Host is a 400 in the catalogue\'s words, not
   const old = await sendRaw(port, 'GET / HTTP/1.0\r\naccept: text/html\r\n\r\n')
   t.equal(old.status, 200, 'HTTP/1.0 is served without one (RFC 9112 §3.2 asks it of 1.1 only)')
   t.match(old.body, '<title>Agent Stack</title>')
+  await assertStillServing(t)
+})
+
+t.test('a request with two Host lines is a 400: Node keeps the first, and a proxy in front may have routed by the second', async (t) => {
+  for (const hosts of [['127.0.0.1', 'evil.example'], ['127.0.0.1', '127.0.0.1']]) {
+    const lines = hosts.map((host, i) => `${i === 0 ? 'Host' : 'host'}: ${host}\r\n`).join('')
+    assertPlainRefusal(t, await sendRaw(port, `GET / HTTP/1.1\r\n${lines}accept: text/html\r\nconnection: close\r\n\r\n`), 'HOST_REPEATED')
+  }
+  const one = await sendRaw(port, `GET / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: text/html\r\nconnection: close\r\n\r\n`)
+  t.equal(one.status, 200, 'one Host is served')
   await assertStillServing(t)
 })
 
