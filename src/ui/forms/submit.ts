@@ -6,6 +6,12 @@ export type SubmitOutcome =
 
 export const NOT_SENT = 'The form could not be sent. Check your connection and try again.'
 export const NOT_ACCEPTED = 'The form could not be sent. Please try again.'
+// Whether the form arrived is unknown to these two: "try again" could send it twice.
+export const NO_ANSWER = 'The server did not answer in time. The form may have arrived: check before you send it again.'
+export const ANSWER_LOST = 'The form was sent, but its answer was cut off. Reload the page to see whether it was saved.'
+
+/** Longer than any form's work should take; without it, an answer a bad network swallows leaves "Sending…" for good. */
+const TIME_LIMIT_MS = 30_000
 
 export function readAnswer (status: number, body: unknown): SubmitOutcome {
   const answer = typeof body === 'object' && body !== null ? body as Record<string, unknown> : {}
@@ -33,16 +39,23 @@ function onThisSite (target: string): string {
   }
 }
 
-export async function submitInBackground (form: HTMLFormElement): Promise<SubmitOutcome> {
+export async function submitInBackground (form: HTMLFormElement, timeLimitMs = TIME_LIMIT_MS): Promise<SubmitOutcome> {
   const body = new URLSearchParams()
   for (const [name, value] of new FormData(form)) if (typeof value === 'string') body.append(name, value)
   let response: Response
   try {
-    response = await fetch(form.action, { method: 'POST', body, headers: { accept: 'application/json' } })
-  } catch {
-    return { message: NOT_SENT, errors: {} }
+    response = await fetch(form.action, { method: 'POST', body, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeLimitMs) })
+  } catch (error) {
+    return { message: error instanceof DOMException && error.name === 'TimeoutError' ? NO_ANSWER : NOT_SENT, errors: {} }
   }
-  return readAnswer(response.status, await response.json().catch(() => null))
+  let answer: unknown
+  try {
+    answer = await response.json()
+  } catch {
+    // A 2xx was the server taking the form: only what to show next was lost.
+    return response.ok ? { message: ANSWER_LOST, errors: {} } : readAnswer(response.status, null)
+  }
+  return readAnswer(response.status, answer)
 }
 
 /** Goes where the server said, as its 303 would have; a change of fragment alone would not load the page. */

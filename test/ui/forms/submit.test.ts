@@ -1,5 +1,5 @@
 import t from 'tap'
-import { navigate, NOT_ACCEPTED, NOT_SENT, readAnswer, submitInBackground } from '../../../src/ui/forms/submit.js'
+import { ANSWER_LOST, navigate, NO_ANSWER, NOT_ACCEPTED, NOT_SENT, readAnswer, submitInBackground } from '../../../src/ui/forms/submit.js'
 
 t.test('an accepted form goes where the server said, on this site only', async (t) => {
   t.same(readAnswer(200, { ok: true, redirectTo: '/thanks?x=1#top' }), { redirectTo: '/thanks?x=1#top' })
@@ -55,6 +55,24 @@ t.test('a submission that never arrives, or an answer that is not JSON, says so 
   t.same(await submitInBackground(form), { message: NOT_SENT, errors: {} })
   stub(t, 'fetch', async () => new Response('<h1>Bad gateway</h1>', { status: 502 }))
   t.same(await submitInBackground(form), { message: NOT_ACCEPTED, errors: {} })
+})
+
+t.test('when it is unknown whether the form arrived, the words do not ask for it to be sent again', async (t) => {
+  const form = fakeForm(t, [['name', 'Ada']])
+  // As a bad network does: no answer, until the request's signal gives up on it.
+  stub(t, 'fetch', (_url: string, init: RequestInit) => new Promise((_resolve, reject) => {
+    init.signal?.addEventListener('abort', () => { reject(init.signal?.reason) })
+  }))
+  // Node's AbortSignal.timeout does not keep the process alive by itself.
+  const alive = setTimeout(() => {}, 5000)
+  t.same(await submitInBackground(form, 50), { message: NO_ANSWER, errors: {} }, 'no answer within the time limit')
+  clearTimeout(alive)
+
+  // Taken (a 2xx), and cut off before its JSON ended.
+  stub(t, 'fetch', async () => new Response('{"ok":true,"redirectTo":"/th', { status: 200 }))
+  t.same(await submitInBackground(form), { message: ANSWER_LOST, errors: {} }, 'an accepted form\'s answer cut off')
+  stub(t, 'fetch', async () => new Response('{"statusCode":422,"mess', { status: 422 }))
+  t.same(await submitInBackground(form), { message: NOT_ACCEPTED, errors: {} }, 'a refusal cut off is still a refusal')
 })
 
 t.test('after success the browser goes where the server said; a new fragment of this page reloads it', async (t) => {
