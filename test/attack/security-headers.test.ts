@@ -204,7 +204,7 @@ for (const mode of ['production', 'development', 'test']) {
 }
 
 /** Headers that only a document a browser renders reads. */
-const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'permissions-policy', 'referrer-policy', 'reporting-endpoints', 'content-security-policy-report-only', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']
+const DOCUMENT_ONLY = ['cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'permissions-policy', 'referrer-policy', 'reporting-endpoints', 'content-security-policy-report-only', 'x-dns-prefetch-control', 'x-permitted-cross-domain-policies']
 
 for (const production of [true, false]) {
   t.test(`${production ? 'production' : 'development'}: the probes and the theme switch's redirect and JSON carry what an answer that is not a document needs, not the documents' headers`, async (t) => {
