@@ -5,23 +5,18 @@ import { refuseSpeculation } from '../http/speculation.js'
 import type { LoadedScreens } from '../screens/load-screens.js'
 
 /**
- * A loader that sets a flash toast while answering a speculation (a private page sending a signed-out prerender to
- * sign in) has it held back; its answer is refused as one with a toast waiting is, so the browser drops it and the
- * click's own request sets the toast (docs/navigation.md). Only a loader can set one on a GET. A page is refused before
- * it renders (page-rendering.tsx); what the loader sent itself, a redirect, is refused here.
+ * What a loader sent itself, not through the page (a redirect), answered as the page would be:
+ * - a flash toast it set while answering a speculation (a private page sending a signed-out prerender to sign in) is
+ *   held back, and the answer refused as one with a toast waiting is, so the browser drops it and the click's own
+ *   request sets the toast (docs/navigation.md); a page is refused before it renders (page-rendering.tsx);
+ * - a redirect depends on the visitor as its page does: a 301 or 308 without a Cache-Control is heuristically
+ *   cacheable (RFC 9110 §15.1), and would keep sending a visitor to sign in after they signed in.
  */
-const refuseHeldBackToast: onSendHookHandler = function (_request, reply, payload, done) {
-  if (!this.flashToasts.heldBack(reply)) return done(null, payload)
-  refuseSpeculation(reply).removeHeader('location')
-  done(null, '')
-}
-
-/**
- * A loader's redirect depends on the visitor as its page does (a private page sends the signed-out to sign in): it is
- * answered as a document would be. A 301 or 308 without a Cache-Control is heuristically cacheable (RFC 9110 §15.1),
- * and would keep sending a visitor there after they signed in.
- */
-const answerRedirectForVisitor: onSendHookHandler = function (_request, reply, payload, done) {
+const answerLoaderReply: onSendHookHandler = function (_request, reply, payload, done) {
+  if (this.flashToasts.heldBack(reply)) {
+    refuseSpeculation(reply).removeHeader('location')
+    return done(null, '')
+  }
   if (reply.statusCode >= 300 && reply.statusCode < 400) varyByVisitor(reply)
   done(null, payload)
 }
@@ -34,7 +29,7 @@ export const pageRoutes = fp<{ screens: LoadedScreens }>(async function pageRout
       app.get(view.path, (_request, reply) => { reply.sendPage({ id, status: 200, data: null }) })
       continue
     }
-    app.get(view.path, { onSend: [refuseHeldBackToast, answerRedirectForVisitor] }, async (_request, reply) => {
+    app.get(view.path, { onSend: answerLoaderReply }, async (_request, reply) => {
       await reply.renderPage(id)
       return reply
     })
