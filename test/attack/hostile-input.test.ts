@@ -222,6 +222,22 @@ t.test('a target of * is refused with 400 for any method but OPTIONS, which alon
   await assertStillServing(t)
 })
 
+t.test('after a request refused as malformed, the connection is closed: nothing sent behind it on it is answered', async (t) => {
+  const hidden = `GET /resources/healthcheck HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`
+  const heads = {
+    HOST_MISSING: 'GET / HTTP/1.1\r\naccept: text/html\r\n\r\n',
+    HOST_REPEATED: `GET / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nhost: evil.example\r\naccept: text/html\r\n\r\n`,
+    MALFORMED_REQUEST: `GET * HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: text/html\r\n\r\n`
+  } as const
+  for (const [code, head] of Object.entries(heads) as Array<[keyof typeof heads, string]>) {
+    // No `Connection: close` from the client: sendRaw reads until the server closes, and fails after 3 s if it never does.
+    const response = await sendRaw(port, head + hidden, undefined, 3000)
+    assertPlainRefusal(t, response, code)
+    t.equal(response.headers.connection, 'close', `${code}: the refusal says the connection ends`)
+  }
+  await assertStillServing(t)
+})
+
 t.test('a CONNECT is refused with 405 in the catalogue\'s words, not a connection dropped unanswered', async (t) => {
   // Node hands CONNECT to the server's 'connect' listeners, never to Fastify, and without one destroys the socket.
   for (const [target, allow] of [['example.com:443', ''], ['/', 'GET, HEAD']] as const) {
