@@ -225,6 +225,9 @@ t.test('other content types get 415, large bodies 413, and bodies that are no re
     ['application/x-www-form-urlencoded', 'a=b', 415, /application\/reports\+json/],
     ['text/plain', 'x', 415, /application\/reports\+json/],
     [undefined, '', 415, /application\/reports\+json/],
+    // The JSON parser reads UTF-8: a report in another charset would be misread.
+    [`${BATCH}; charset=utf-16`, JSON.stringify([chromiumReport()]), 415, /read as UTF-8/],
+    [`${LEGACY}; charset=ISO-8859-1`, JSON.stringify(LEGACY_REPORT), 415, /read as UTF-8/],
     [BATCH, JSON.stringify([chromiumReport({ sample: 'x'.repeat(70 * 1024) })]), 413, /too large/],
     [BATCH, '{"not": "a batch"}', 400, /must be a JSON array of reports/],
     [LEGACY, '[]', 400, /must be a JSON object with a "csp-report" object/],
@@ -241,6 +244,9 @@ t.test('other content types get 415, large bodies 413, and bodies that are no re
   }
   const json = await post(app, 'text/plain', 'x', { accept: 'application/json' })
   t.same(json.json(), { statusCode: 415, error: 'Unsupported Media Type', message: 'CSP reports are accepted as application/reports+json or application/csp-report.' }, 'JSON to a client that asks for it')
+  for (const charset of ['utf-8', 'UTF-8', 'us-ascii']) {
+    t.equal((await post(app, `${BATCH}; charset=${charset}`, JSON.stringify([chromiumReport()]))).statusCode, 204, `charset=${charset} is read`)
+  }
   const get = await app.inject({ url: CSP_REPORT_PATH, headers: { accept: 'application/json' } })
   t.equal(get.statusCode, 405, 'only POST')
 })

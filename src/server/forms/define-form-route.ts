@@ -11,7 +11,7 @@ import type { Toast } from '../../shared/page-data.js'
 import { HoneypotError } from '../security/honeypot.js'
 import { varyByAccept, wantsJson } from '../http/negotiation.js'
 import { readRequestInfo } from '../http/request-info.js'
-import { mediaTypeOf } from '../http/negotiation.js'
+import { bodyTypeOf } from '../http/negotiation.js'
 import { FORM_TYPE, refuseForeignRequests } from './form-request.js'
 import { FormSchema } from './form-schema.js'
 
@@ -144,7 +144,7 @@ export function defineFormRoute<S extends TObject> (options: FormRouteOptions<S>
         return reply
       }
 
-      const read = form.read(fields, { fromForm: mediaTypeOf(request) === FORM_TYPE, ignore })
+      const read = form.read(fields, { fromForm: bodyTypeOf(request).type === FORM_TYPE, ignore })
       if (!read.ok) return refuse(request, reply, fields, read.errors, read.message, read.unexpected)
 
       const outcome = await handle({

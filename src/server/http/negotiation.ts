@@ -1,3 +1,4 @@
+import { parse as parseContentType } from 'content-type'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Negotiator from 'negotiator'
 import { boundedMemo } from '../../shared/bounded-memo.js'
@@ -41,9 +42,15 @@ export function addVary (reply: FastifyReply, names: string): FastifyReply {
   return reply.header('Vary', typeof vary === 'string' && vary !== '' ? `${vary}, ${names}` : names)
 }
 
-/** Lower-case and without parameters (RFC 9110 §8.3.1). */
-export function mediaTypeOf (request: FastifyRequest): string {
-  const header = request.headers['content-type'] ?? ''
-  const end = header.indexOf(';')
-  return (end === -1 ? header : header.slice(0, end)).trim().toLowerCase()
+/** A body's media type, lower-case and without parameters, and its charset if it names one (RFC 9110 §8.3). */
+export function bodyTypeOf (request: FastifyRequest): { type: string, charset: string | undefined } {
+  const { type, parameters } = parseContentType(request.headers['content-type'] ?? '')
+  return { type, charset: parameters.charset }
+}
+
+// The body parsers read every body as UTF-8, of which US-ASCII is a part; any other charset would be misread.
+const READABLE_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii'])
+
+export function readableCharset (charset: string | undefined): boolean {
+  return charset === undefined || READABLE_CHARSETS.has(charset.toLowerCase())
 }

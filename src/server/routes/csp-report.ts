@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { handleErrorPlainly } from '../error-handler.js'
 import { clientError } from '../errors.js'
-import { mediaTypeOf } from '../http/negotiation.js'
+import { bodyTypeOf, readableCharset } from '../http/negotiation.js'
 import { MinuteBudget, ReportLog, type ReportLogEntry } from '../security/csp-report-log.js'
 import { CSP_REPORT_PATH, CSP_REPORT_TYPES, readLegacyReport, readReportBatch, type CspViolation } from '../security/csp-report.js'
 
@@ -25,7 +25,7 @@ const TYPES_IN_WORDS = 'application/reports+json or application/csp-report'
 const IPV6_SUBNET = 64
 
 function violationsOf (request: FastifyRequest): CspViolation[] {
-  if (mediaTypeOf(request) === 'application/reports+json') {
+  if (bodyTypeOf(request).type === 'application/reports+json') {
     const batch = readReportBatch(request.body)
     if (batch) return batch
     throw clientError('BAD_REQUEST', 'An application/reports+json body must be a JSON array of reports.')
@@ -38,7 +38,9 @@ function violationsOf (request: FastifyRequest): CspViolation[] {
 // A compressed body is refused unread: a few hundred gzip bytes can expand to thousands of reports, and browsers send
 // reports uncompressed.
 function refuseUnexpected (request: FastifyRequest): Error | undefined {
-  if (!ACCEPTED.has(mediaTypeOf(request))) return clientError('FST_ERR_CTP_INVALID_MEDIA_TYPE', `CSP reports are accepted as ${TYPES_IN_WORDS}.`)
+  const { type, charset } = bodyTypeOf(request)
+  if (!ACCEPTED.has(type)) return clientError('FST_ERR_CTP_INVALID_MEDIA_TYPE', `CSP reports are accepted as ${TYPES_IN_WORDS}.`)
+  if (!readableCharset(charset)) return clientError('CHARSET_NOT_ACCEPTED', 'CSP reports are read as UTF-8: send them with charset=utf-8 or no charset at all.')
   const encoding = request.headers['content-encoding']
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return clientError('FST_ERR_CTP_INVALID_MEDIA_TYPE', 'CSP reports are accepted uncompressed, without Content-Encoding.')
   return undefined
