@@ -8,7 +8,6 @@ import { SPECULATION_RULES_ID } from '../ui/speculation-rules.js'
 import { HINT_SCRIPT_ID } from '../ui/theme.js'
 import { toast } from '../ui/toast.js'
 import { readPageData } from './page-data.js'
-import { silenceSkippedTransitions } from './skipped-transitions.js'
 import { startTrackerWhenIdle } from './start-tracker.js'
 
 /** Runs `effect` once its children's hydration has committed (a parent's effects run last). */
@@ -26,7 +25,6 @@ declare global {
 const NO_PARTS: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
 
 export async function hydrateDocument (screens: AppRegistry = SCREENS): Promise<void> {
-  silenceSkippedTransitions()
   const data = readPageData()
   const entry = screenEntry(screens, data.page.id)
   const keys = data.page.deferred ?? []

@@ -126,7 +126,7 @@ for (const theme of ['light', 'dark']) {
     const { counted, afterInput } = await shown.evaluate<{ counted: Shift[], afterInput: Shift[] }>('({ counted: window.__layoutShifts, afterInput: window.__shiftsAfterInput })')
     // Named in the message, so that the one line a CI run prints of a failure says what moved.
     t.same(counted, [], `and nothing moved, prerendered, shown or hydrated (${JSON.stringify(counted)}; right after input or a resize: ${JSON.stringify(afterInput)})`)
-    // Chromium skips the view transition into it, and rejects a promise that src/client/skipped-transitions.ts keeps quiet.
+    // Chromium skips the view transition into it, and rejects a promise that the first script keeps quiet (src/shared/skipped-transitions.ts).
     const uncaught = tab.pipe.events.filter((event) => event.sessionId === shown.sessionId && event.method === 'Runtime.exceptionThrown')
     t.same(uncaught.map((event) => event.params.exceptionDetails?.exception?.description), [], 'and no uncaught error was logged')
   })

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PageData, PageState, RequestInfo } from '../../../shared/page-data.js'
 import { hintCheckScriptFor } from '../../../shared/hint-check-script.js'
+import { SILENCE_SKIPPED_TRANSITIONS } from '../../../shared/skipped-transitions.js'
 import { DocumentRoot } from '../../../ui/document-root.js'
 import { SYSTEM_SCREENS } from '../../../ui/define-screen.js'
 import { serializeForScript } from '../../../shared/serialize.js'
@@ -61,10 +62,12 @@ export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets,
   // A deferred part is not in the cache key: only a screen that says its parts follow from the rest may be served cached.
   const deferredCacheable = new Set(screens.screens.filter(({ view }) => view.cacheDeferred === true).map(({ id }) => id))
   const noParts: ReadonlyMap<string, PromiseLike<unknown>> = new Map()
+  // The document's first script: what must run before the page's module, then before it paints.
+  const firstScript = (requestInfo: RequestInfo) => SILENCE_SKIPPED_TRANSITIONS + hintCheckScriptFor(requestInfo)
   // Where the screens' forms post: links there are never prerendered or prefetched.
   const rules = serializeForScript(speculationRules(screens.forms.map((form) => form.path)))
   const element = (data: PageData, nonce: string, parts = noParts) =>
-    <DocumentRoot data={data} nonce={nonce} screens={screens.registry} hintScript={hintCheckScriptFor} speculationRules={rules} deferredParts={parts} />
+    <DocumentRoot data={data} nonce={nonce} screens={screens.registry} hintScript={firstScript} speculationRules={rules} deferredParts={parts} />
   const devScript = (failure: Parameters<DevTools['documentScript']>[0]) => devTools?.documentScript(failure) ?? ''
   const documentScript = devScript(null)
 

@@ -1,11 +1,11 @@
 import t from 'tap'
-import { silenceSkippedTransitions } from '../../src/client/skipped-transitions.js'
+import { SILENCE_SKIPPED_TRANSITIONS } from '../../src/shared/skipped-transitions.js'
 
 t.test('only the rejection of a skipped view transition is kept quiet; every other one still reaches the console', async (t) => {
   const listeners: Array<(event: { reason: unknown, preventDefault: () => void }) => void> = []
-  Object.assign(globalThis, { addEventListener: (type: string, listener: (typeof listeners)[number]) => { if (type === 'unhandledrejection') listeners.push(listener) } })
-  t.teardown(() => { Reflect.deleteProperty(globalThis, 'addEventListener') })
-  silenceSkippedTransitions()
+  const addEventListener = (type: string, listener: (typeof listeners)[number]) => { if (type === 'unhandledrejection') listeners.push(listener) }
+  // eslint-disable-next-line no-new-func -- the script is a string by design: it is inlined in the page.
+  new Function('addEventListener', SILENCE_SKIPPED_TRANSITIONS)(addEventListener)
   const silenced = (reason: unknown) => {
     let prevented = false
     for (const listener of listeners) listener({ reason, preventDefault: () => { prevented = true } })
