@@ -1,7 +1,8 @@
 import type { Page, Route } from 'playwright-core'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { hydrated, launchWithScheme, openThemePage, rootTheme } from '../helpers/theme.js'
 import { listen } from '../helpers/server.js'
+import { CODE_TIME_LIMIT_MS } from '../../src/ui/load-once.js'
 
 /**
  * A visitor on a bad network, in Chromium: code fetched after hydration that fails to arrive, requests that fail or
@@ -25,7 +26,9 @@ async function holdThemeSyncCode (page: Page): Promise<() => Promise<Route>> {
 // Chromium logs a resource that failed as a console error; only the ones a test provokes are expected.
 const unprovoked = (problems: string[]) => problems.filter((problem) => !/ERR_CONNECTION_RESET|ERR_INTERNET_DISCONNECTED/.test(problem))
 
-t.test('the theme switch\'s code failing to arrive once: presses still switch, saved by the form\'s own POST', async (t) => {
+/** A page whose theme switch's code is on its way and held there, pressed twice: the last choice (dark) is the one that
+ * counts. Resolves with the held request, to fail it or leave it hanging. */
+async function pressedTwiceWhileCodeHeld (t: Test) {
   const browser = await launchWithScheme(t, 'light')
   const { url } = await listen(t)
   const { page, problems } = await openThemePage(browser)
@@ -33,16 +36,20 @@ t.test('the theme switch\'s code failing to arrive once: presses still switch, s
   await page.goto(`${url}/`)
   await hydrated(page)
   const code = await codeRequest()
-
-  // Two presses while the code is on its way: the last choice is the one that counts.
   await switchButton(page, 'System').click()
   await switchButton(page, 'Light').click()
   t.equal((await rootTheme(page)).className, 'dark', 'dark at once')
-  // Chromium keeps this failure for the page's life: every later import() of the chunk fails without a request.
-  const posted = page.waitForRequest((request) => request.url() === `${url}/resources/theme-switch` && request.isNavigationRequest(), { timeout: 5000 })
+  const posted = (timeout: number) => page.waitForRequest((request) => request.url() === `${url}/resources/theme-switch` && request.isNavigationRequest(), { timeout })
   const back = page.waitForResponse((response) => response.url() === `${url}/` && response.request().method() === 'GET')
+  return { page, problems, code, posted, back }
+}
+
+t.test('the theme switch\'s code failing to arrive once: presses still switch, saved by the form\'s own POST', async (t) => {
+  const { page, problems, code, posted, back } = await pressedTwiceWhileCodeHeld(t)
+  // Chromium keeps this failure for the page's life: every later import() of the chunk fails without a request.
+  const sent = posted(5000)
   await code.abort('connectionreset')
-  t.equal((await posted).postDataJSON().theme, 'dark', 'the browser sends the form, with the last choice')
+  t.equal((await sent).postDataJSON().theme, 'dark', 'the browser sends the form, with the last choice')
   await back
   await hydrated(page)
   t.equal(await savedTheme(page), 'dark', 'the server saved it')
@@ -50,6 +57,17 @@ t.test('the theme switch\'s code failing to arrive once: presses still switch, s
   t.same({ className: state.className, source: state.source }, { className: 'dark', source: 'saved' }, 'back on the page, dark as saved')
   t.equal(await switchButton(page, 'Dark').count(), 1, 'and the button says so')
   // Chromium may skip the cross-document view transition into the page the POST leads to; the first script keeps it quiet.
+  t.same(unprovoked(problems), [])
+})
+
+t.test('the theme switch\'s code never arriving: at the time limit the browser sends the form itself', async (t) => {
+  // Held for good: neither answered nor failed, as on a connection that stalled.
+  const { page, problems, posted, back } = await pressedTwiceWhileCodeHeld(t)
+  t.equal((await posted(CODE_TIME_LIMIT_MS + 5000)).postDataJSON().theme, 'dark', 'the browser sends the form, with the last choice')
+  await back
+  await hydrated(page)
+  t.equal(await savedTheme(page), 'dark', 'the server saved it')
+  t.equal((await rootTheme(page)).className, 'dark', 'and the page shows it')
   t.same(unprovoked(problems), [])
 })
 
