@@ -3,6 +3,7 @@ import t from 'tap'
 import { failedToLoad, launchBrowser, openPage, visit } from '../../../../test/helpers/browser.js'
 import { controlValues, fieldMessages } from '../../../../test/helpers/contact-form.js'
 import { listen } from '../../../../test/helpers/server.js'
+import { CODE_TIME_LIMIT_MS } from '../../../ui/load-once.js'
 
 /**
  * The sign-up example in Chromium, as a person uses it, with JavaScript and without: the same message by each wrong
@@ -84,5 +85,23 @@ t.test('the sign-up example, with JavaScript and without', async (t) => {
     // Chromium skips the cross-document view transition into the refused page; its first script keeps that quiet.
     const expected = /net::ERR_FAILED|status of 422/
     t.same(problems.filter((problem) => !expected.test(problem)), [], 'nothing in the console but the refused chunk and the 422')
+  })
+
+  await t.test('with JavaScript, when that code never arrives, the browser sends the form itself at the time limit', async (t) => {
+    const { page, problems, context } = await visit(browser, url, {
+      path: FORM_PATH,
+      open: async (browser, options) => {
+        const watched = await openPage(browser, options)
+        // Held for good: neither answered nor failed, as on a connection that stalled.
+        await watched.context.route('**/assets/submit-*.js', () => {})
+        return watched
+      }
+    })
+    t.teardown(() => context.close())
+    await fill(page, WRONG)
+    const [response] = await Promise.all([page.waitForNavigation({ timeout: CODE_TIME_LIMIT_MS + 5000 }), page.click(SIGN_UP)])
+    t.equal(response?.status(), 422, 'posted as a plain HTML form')
+    t.same(await fieldMessages(page, FIELDS), WRONG_MESSAGES, 'a message by each wrong field')
+    t.same(problems.filter((problem) => !/status of 422/.test(problem)), [], 'nothing in the console but the 422')
   })
 })
