@@ -29,7 +29,7 @@ export async function hydrateDocument (screens: AppRegistry = SCREENS): Promise<
   const entry = screenEntry(screens, data.page.id)
   const keys = data.page.deferred ?? []
   const [deferredParts] = await Promise.all([
-    keys.length === 0 ? NO_PARTS : import('./deferred-store.js').then(({ takeDeferredParts }) => takeDeferredParts(keys)),
+    keys.length === 0 ? NO_PARTS : import('./deferred-store.js').then(({ takeDeferredParts }) => takeDeferredParts(keys, data.env.STREAM_TIME_LIMIT_MS)),
     entry && loadScreen(entry)
   ])
   // Browsers hide a parsed nonce from the attribute but keep it in the property: the document's own scripts carry it.

@@ -11,6 +11,8 @@ export interface PublicEnv {
   OPENREPLAY_PROJECT_KEY: string | null
   OPENREPLAY_INGEST_POINT: string | null
   OPENREPLAY_INSECURE: boolean
+  /** How long the server lets a document wait on its data: a part not arrived well after it never will. */
+  STREAM_TIME_LIMIT_MS: number
 }
 
 export interface RequestInfo {

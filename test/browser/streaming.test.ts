@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { defineLoader } from '../../src/server/screens/index.js'
+import { LOST_PART_GRACE_MS } from '../../src/client/deferred-store.js'
 import { launchBrowser, openPage, waitForHydration } from '../helpers/browser.js'
 import { buildTestClient } from '../helpers/test-client.js'
 import { listen } from '../helpers/server.js'
@@ -90,6 +91,25 @@ t.test('the weather page in Chromium', async (t) => {
     t.equal(visits.length, 1, 'one request, one forecast waited for')
     t.notOk(first.signal.aborted, 'and its loader was never told to stop')
     t.same(problems, [])
+  })
+
+  await t.test('a connection lost mid-stream: the visitor is told the page did not finish, not left with its fallback for good', async (t) => {
+    const loader = defineLoader<WeatherData>(({ request }) => {
+      // The head and the fallback leave at once; then the connection drops, as on a train entering a tunnel.
+      setTimeout(() => request.raw.socket.destroy(), 300)
+      return { city: 'Lisbon', forecast: new Promise<Forecast>(() => {}) }
+    })
+    const distDir = await buildTestClient(t, fileURLToPath(new URL('../fixtures/streaming/client.tsx', import.meta.url)))
+    const { url } = await listen(t, { screens: { weather: screen(weather, { loader }) }, distDir, env: { STREAM_TIME_LIMIT_MS: '500' } })
+    const watched = await openPage(browser, { userAgent, timezoneId: 'Europe/Lisbon' })
+    await watched.context.addCookies([{ name: 'CH-time-zone', value: 'Europe%2FLisbon', url }, { name: 'CH-prefers-color-scheme', value: 'light', url }])
+    const { page, problems } = watched
+    page.goto(`${url}/weather`).catch(() => {})
+    await page.getByText(FALLBACK).waitFor()
+    await waitForHydration(watched)
+    await page.getByText('Part of this page did not arrive').first().waitFor({ timeout: 500 + LOST_PART_GRACE_MS + 5000 })
+    t.equal(await page.evaluate(() => document.readyState), 'loading', 'the document never finished: Chromium sent no event to go by')
+    t.same(problems.filter((problem) => !problem.includes('ERR_INCOMPLETE_CHUNKED_ENCODING')), [], 'nothing in the console but the cut-off document')
   })
 
   await t.test('a visitor who reloads while the forecast waits: the abandoned request\'s loader is told to stop, and the new one shows the forecast after one wait', async (t) => {

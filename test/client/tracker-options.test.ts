@@ -11,6 +11,7 @@ function env (overrides: Partial<Omit<PublicEnv, 'OPENREPLAY_PROJECT_KEY'>> = {}
     OPENREPLAY_PROJECT_KEY: 'project-key',
     OPENREPLAY_INGEST_POINT: null,
     OPENREPLAY_INSECURE: false,
+    STREAM_TIME_LIMIT_MS: 10_000,
     ...overrides
   }
 }

@@ -112,7 +112,7 @@ t.test('window.ENV is set by a nonced inline script before the client bundle, wi
   t.equal(script.nonce, cspNonce(response), 'carries the CSP nonce')
   t.ok(response.body.indexOf(script.body) < response.body.indexOf('<script type="module"'), 'runs before the module script')
   t.same(ENV, publicEnv(env))
-  t.same(Object.keys(ENV).sort(), ['ALLOW_INDEXING', 'MODE', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'OPENREPLAY_PROJECT_KEY'])
+  t.same(Object.keys(ENV).sort(), ['ALLOW_INDEXING', 'MODE', 'OPENREPLAY_INGEST_POINT', 'OPENREPLAY_INSECURE', 'OPENREPLAY_PROJECT_KEY', 'STREAM_TIME_LIMIT_MS'])
   t.notOk('env' in sent, 'the page data does not carry it a second time')
   t.same(__PAGE_DATA__.env, ENV, 'the browser reads it into the page data')
 })

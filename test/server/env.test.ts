@@ -293,14 +293,16 @@ t.test('publicEnv is exactly the public subset and never carries a secret', asyn
     ALLOW_INDEXING: 'false',
     OPENREPLAY_PROJECT_KEY: 'project-key',
     OPENREPLAY_INGEST_POINT: 'https://ingest.example.com',
-    OPENREPLAY_INSECURE: 'true'
+    OPENREPLAY_INSECURE: 'true',
+    STREAM_TIME_LIMIT_MS: '5000'
   })
   t.same(publicEnv(env), {
     MODE: 'production',
     ALLOW_INDEXING: false,
     OPENREPLAY_PROJECT_KEY: 'project-key',
     OPENREPLAY_INGEST_POINT: 'https://ingest.example.com',
-    OPENREPLAY_INSECURE: true
+    OPENREPLAY_INSECURE: true,
+    STREAM_TIME_LIMIT_MS: 5000
   })
   const serialized = JSON.stringify(publicEnv(env))
   for (const secret of Object.values(SECRETS)) t.notOk(serialized.includes(secret), 'no secret value')
@@ -311,7 +313,8 @@ t.test('publicEnv is exactly the public subset and never carries a secret', asyn
     ALLOW_INDEXING: true,
     OPENREPLAY_PROJECT_KEY: null,
     OPENREPLAY_INGEST_POINT: null,
-    OPENREPLAY_INSECURE: false
+    OPENREPLAY_INSECURE: false,
+    STREAM_TIME_LIMIT_MS: 10_000
   }, 'unset tracker settings are null, so the browser sees every key')
 })
 
