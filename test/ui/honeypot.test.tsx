@@ -1,7 +1,8 @@
 import t from 'tap'
 import type { ReactElement } from 'react'
 import { renderToString } from 'react-dom/server'
-import { HoneypotInputs, HoneypotProvider } from '../../src/ui/honeypot.js'
+import { HoneypotInputs } from '../../src/ui/forms/honeypot-inputs.js'
+import { HoneypotProvider } from '../../src/ui/honeypot.js'
 import type { HoneyProps } from '../../src/shared/page-data.js'
 
 const honeyProps: HoneyProps = {

@@ -1,10 +1,10 @@
 import { use, useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
 import { pathOf } from '../../shared/address.js'
 import type { FieldErrors } from '../../shared/form-state.js'
-import { HoneypotInputs } from '../honeypot.js'
 import { loadOnce } from '../load-once.js'
 import { whenIdle } from '../when-idle.js'
 import { FormContext, PageFormStateContext, useFormContext } from './form-context.js'
+import { HoneypotInputs } from './honeypot-inputs.js'
 
 // Only a form sent in the background needs it: loaded when the browser is idle, or at the first submission.
 const loadSubmit = loadOnce(() => import('./submit.js'))
