@@ -80,6 +80,8 @@ t.test('offline, with the theme switch\'s code failed: the switch reverts and sa
   await page.goto(`${url}/`)
   await hydrated(page)
   const code = await codeRequest()
+  // sonner loads when the browser is idle: gone offline before, its failed fetch would be a console error of its own.
+  await page.locator('section[aria-label^="Notifications"]').waitFor({ state: 'attached' })
   await context.setOffline(true)
   let documents = 0
   page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) documents++ })
