@@ -116,11 +116,12 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
         // work again. The form's own POST does, as without JavaScript; offline it would only show the browser's error page.
         if (sync === null && sendForm && navigator.onLine) return sendForm()
         setPending(null)
-        // An answer cut off after its headers has set the cookie all the same: show what was saved, as the next page will.
+        // An answer cut off after its headers has set the cookie all the same: show what was saved, as the next page will,
+        // and tell the other tabs, as after any save.
         if (navigator.cookieEnabled) {
           const kept = readSavedPreference()
           setSaved(kept)
-          if (kept === next) return
+          if (kept === next) return (channel.current ??= sync?.openThemeChannel(setSaved, THEME_RULES) ?? null)?.post(kept)
         }
         toast.error('The theme could not be changed', {
           // Without its code loaded, the server was not reached either.

@@ -98,12 +98,14 @@ t.test('offline, with the theme switch\'s code failed: the switch reverts and sa
   t.same(unprovoked(problems), [])
 })
 
-t.test('a theme switch whose answer is cut off after its cookie arrived: the page shows what was saved, and says nothing failed', async (t) => {
-  const browser = await launchWithScheme(t, 'light')
+t.test('a theme switch whose answer is cut off after its cookie arrived: the page shows what was saved, says nothing failed, and tells the other tabs', async (t) => {
+  const browser = await launchWithScheme(t, 'dark')
   const { url } = await listen(t)
-  const { page, problems } = await openThemePage(browser)
+  const { page, context, problems } = await openThemePage(browser)
+  const other = await context.newPage()
   await page.goto(`${url}/`)
-  await hydrated(page)
+  await other.goto(`${url}/`)
+  await Promise.all([hydrated(page), hydrated(other)])
   // The headers, Set-Cookie among them, came whole; the connection dropped in the JSON.
   await page.route('**/resources/theme-switch', (route) => route.fulfill({
     status: 200,
@@ -118,6 +120,8 @@ t.test('a theme switch whose answer is cut off after its cookie arrived: the pag
   t.same({ className: state.className, source: state.source }, { className: 'light', source: 'saved' }, 'the page shows the saved choice, as the next page will')
   t.equal(await switchButton(page, 'Light').count(), 1, 'and the button says so')
   t.equal(await page.locator('[data-sonner-toast], .flash-toast', { hasText: 'could not be changed' }).count(), 0, 'no toast says it failed')
+  await other.waitForFunction(() => document.documentElement.className === 'light', undefined, { timeout: 5000 })
+  t.equal(await switchButton(other, 'Light').count(), 1, 'the other tab follows, as after any save')
   t.same(unprovoked(problems), [])
 })
 
