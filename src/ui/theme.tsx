@@ -101,14 +101,17 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
   const switchTheme = useCallback((next: ThemePreference, sendForm?: () => void) => {
     const id = ++latest.current
     setPending(next)
+    // A save, however it was learnt of: this tab shows it, and the other tabs are told.
+    const saved = (sync: ThemeSync, preference: ThemePreference) => {
+      setSaved(preference)
+      channel.current ??= sync.openThemeChannel(setSaved, THEME_RULES)
+      channel.current.post(preference)
+    }
     queue.current = queue.current.then(async () => {
       let sync: ThemeSync | null = null
       try {
         sync = await loadThemeSync()
-        const confirmed = await sync.saveTheme(next, THEME_RULES)
-        setSaved(confirmed)
-        channel.current ??= sync.openThemeChannel(setSaved, THEME_RULES)
-        channel.current.post(confirmed)
+        saved(sync, await sync.saveTheme(next, THEME_RULES))
         if (id === latest.current) setPending(null)
       } catch (error) {
         if (id !== latest.current) return
@@ -116,12 +119,12 @@ export function ThemeProvider ({ requestInfo, children }: { requestInfo: Request
         // work again. The form's own POST does, as without JavaScript; offline it would only show the browser's error page.
         if (sync === null && sendForm && navigator.onLine) return sendForm()
         setPending(null)
-        // An answer cut off after its headers has set the cookie all the same: show what was saved, as the next page will,
-        // and tell the other tabs, as after any save.
+        // An answer cut off after its headers has set the cookie all the same: show what was saved, as the next page will.
         if (navigator.cookieEnabled) {
           const kept = readSavedPreference()
+          if (kept === next && sync) return saved(sync, kept)
           setSaved(kept)
-          if (kept === next) return (channel.current ??= sync?.openThemeChannel(setSaved, THEME_RULES) ?? null)?.post(kept)
+          if (kept === next) return
         }
         toast.error('The theme could not be changed', {
           // Without its code loaded, the server was not reached either.
