@@ -1,10 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { DIST_DIR } from '../../src/server/app.js'
+import { servedFiles } from '../../src/server/plugins/external/static-assets.js'
 import { build } from '../helpers/app.js'
 
 const CLIENT_DIR = join(DIST_DIR, 'client')
@@ -143,6 +144,19 @@ t.test('the compressed files are not served under their own names', async (t) =>
     t.equal(response.statusCode, 404, `${url} is not found`)
     t.notSame(response.rawPayload, onDisk(url), `${url}: not its bytes`)
   }
+})
+
+t.test('a file is served only by its own name: never a compressed variant, a dot file, or a map unless asked', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'served-files-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  const files = ['favicon.svg', 'favicon.svg.br', 'favicon.svg.gz', 'assets/entry-AB12CD34.js', 'assets/entry-AB12CD34.js.map',
+    'assets/deep/er.css', '.env', 'assets/.hidden.js', '.git/config']
+  for (const file of files) {
+    mkdirSync(dirname(join(root, file)), { recursive: true })
+    writeFileSync(join(root, file), file)
+  }
+  t.same(servedFiles(root, false).sort(), ['assets/deep/er.css', 'assets/entry-AB12CD34.js', 'favicon.svg'])
+  t.same(servedFiles(root, true).sort(), ['assets/deep/er.css', 'assets/entry-AB12CD34.js', 'assets/entry-AB12CD34.js.map', 'favicon.svg'])
 })
 
 t.test('/site.webmanifest is a valid manifest naming Agent Stack whose icons are all served', async (t) => {
