@@ -238,8 +238,10 @@ class DocumentWriter {
     this.sink.input.end()
   }
 
+  // Not 'close': React builds an Error for it and aborts, even when it had finished (some 10 µs of each streamed
+  // document's CPU); a client that leaves is seen by the request's signal, which stops the render (sendDocument).
   on (event: string, listener: (...args: unknown[]) => void): this {
-    this.sink.input.on(event, listener)
+    if (event !== 'close') this.sink.input.on(event, listener)
     return this
   }
 }
