@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyReply } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
 import { abortRequest, clientWentAway } from '../http/request-abort.js'
 import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../../shared/deferred.js'
 
@@ -77,15 +77,23 @@ export class DeferredParts {
   }
 }
 
-const PARTS = new WeakMap<FastifyReply, DeferredParts>()
+// On the reply, not in a WeakMap keyed by it: V8's young-generation collector kept each entry's value alive, and with
+// it the request's whole graph, so every scavenge copied and promoted them (docs/decisions/per-request-state.md).
+const PARTS = Symbol('deferredParts')
+type PartsSlot = { [PARTS]: DeferredParts | null }
+
+/** The slot on every reply, declared once by the plugin that fills it: Fastify then builds each reply in one shape. */
+export function declareDeferredParts (app: FastifyInstance): void {
+  app.decorateReply(PARTS, null)
+}
 
 /** Set by the loading of a page, read by its render: one request's parts never reach another's. */
 export function setDeferredParts (reply: FastifyReply, parts: DeferredParts): void {
-  PARTS.set(reply, parts)
+  (reply as FastifyReply & PartsSlot)[PARTS] = parts
 }
 
 export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
-  return PARTS.get(reply) ?? null
+  return (reply as FastifyReply & Partial<PartsSlot>)[PARTS] ?? null
 }
 
 /**
@@ -94,6 +102,7 @@ export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
  * that fails is nobody's error.
  */
 export function dropDeferredParts (reply: FastifyReply, why: string): void {
-  if (!PARTS.delete(reply)) return
+  if (deferredPartsOf(reply) === null) return
+  ;(reply as FastifyReply & PartsSlot)[PARTS] = null
   abortRequest(reply, new Error(`${why}: its deferred parts are not needed`))
 }

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { FormState } from '../../../shared/form-state.js'
 import type { RequestInfo } from '../../../shared/page-data.js'
 import { splitDeferred } from '../../../shared/deferred.js'
-import { DeferredParts, setDeferredParts } from '../../rendering/deferred-parts.js'
+import { declareDeferredParts, DeferredParts, setDeferredParts } from '../../rendering/deferred-parts.js'
 import type { LoaderTable, RouteParams } from '../../screens/loader.js'
 import { clientWentAway, requestSignal } from '../../http/request-abort.js'
 import { readRequestInfo } from '../../http/request-info.js'
@@ -24,6 +24,7 @@ declare module 'fastify' {
 }
 
 export const pageLoading = fp<{ loaders: LoaderTable }>(async (app, { loaders }) => {
+  declareDeferredParts(app)
   app.decorateReply('renderPage', async function (this: FastifyReply, id: string, options: RenderPageOptions = {}) {
     const reply = this
     const { request } = reply

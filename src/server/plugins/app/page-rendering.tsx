@@ -18,7 +18,7 @@ import { negotiateEncoding } from '../../rendering/document-encoding.js'
 import { REUSED_ENCODINGS } from '../external/compression.js'
 import { sealDocument, sealedBody, type SealedDocument } from '../../rendering/sealed-document.js'
 import { createNonce } from '../../security/nonce.js'
-import { requestSignal } from '../../http/request-abort.js'
+import { declareRequestAbort, requestSignal } from '../../http/request-abort.js'
 import { runsScripts } from '../../http/script-evidence.js'
 import { readRequestInfo } from '../../http/request-info.js'
 import { addVary, varyByVisitor } from '../../http/negotiation.js'
@@ -51,6 +51,7 @@ export interface PageRenderingOptions {
 }
 
 export const pageRendering = fp<PageRenderingOptions>(async (app, { env, assets, screens, cache: cacheOptions, devTools }) => {
+  declareRequestAbort(app)
   const publicConfig = publicEnv(env)
   const assetsOf = pageAssets(assets)
   const cache = new RenderCache(cacheOptions)
