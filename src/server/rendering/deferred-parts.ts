@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify'
 import { abortRequest, clientWentAway } from '../http/request-abort.js'
+import { replySlot } from '../http/reply-slot.js'
 import { DEFERRED_FAILED, DEFERRED_TIMED_OUT, deferredScript, publicMessage, recordOutcome, type DeferredOutcome, type Tracked } from '../../shared/deferred.js'
 
 /** `awaited`: a boundary was waiting for the part, so React renders it again and writes it. */
@@ -77,24 +78,15 @@ export class DeferredParts {
   }
 }
 
-// On the reply, not in a WeakMap keyed by it: V8's young-generation collector kept each entry's value alive, and with
-// it the request's whole graph, so every scavenge copied and promoted them (docs/decisions/per-request-state.md).
-const PARTS = Symbol('deferredParts')
-type PartsSlot = { [PARTS]: DeferredParts | null }
+const PARTS = replySlot<DeferredParts>('deferredParts')
 
-/** The slot on every reply, declared once by the plugin that fills it: Fastify then builds each reply in one shape. */
-export function declareDeferredParts (app: FastifyInstance): void {
-  app.decorateReply(PARTS, null)
-}
+/** The slot on every reply, declared once by the plugin that fills it. */
+export const declareDeferredParts = (app: FastifyInstance): void => PARTS.declare(app)
 
 /** Set by the loading of a page, read by its render: one request's parts never reach another's. */
-export function setDeferredParts (reply: FastifyReply, parts: DeferredParts): void {
-  (reply as FastifyReply & PartsSlot)[PARTS] = parts
-}
+export const setDeferredParts = (reply: FastifyReply, parts: DeferredParts): void => PARTS.set(reply, parts)
 
-export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
-  return (reply as FastifyReply & Partial<PartsSlot>)[PARTS] ?? null
-}
+export const deferredPartsOf = (reply: FastifyReply): DeferredParts | null => PARTS.get(reply)
 
 /**
  * For a request whose own parts are never shown: its document came from the render cache with the parts it was kept
@@ -102,7 +94,7 @@ export function deferredPartsOf (reply: FastifyReply): DeferredParts | null {
  * that fails is nobody's error.
  */
 export function dropDeferredParts (reply: FastifyReply, why: string): void {
-  if (deferredPartsOf(reply) === null) return
-  ;(reply as FastifyReply & PartsSlot)[PARTS] = null
+  if (PARTS.get(reply) === null) return
+  PARTS.set(reply, null)
   abortRequest(reply, new Error(`${why}: its deferred parts are not needed`))
 }

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import type { CacheOutcome, DocumentOutcome } from '../../observability/metrics.js'
+import { replySlot } from '../../http/reply-slot.js'
 import { deferredPartsOf } from '../../rendering/deferred-parts.js'
 import type { Delivery } from '../../rendering/render.js'
 
@@ -27,11 +28,10 @@ export interface DocumentTiming {
   failed: boolean
 }
 
-const TIMING = Symbol('documentTiming')
-type TimingSlot = { [TIMING]: DocumentTiming | null }
+const TIMING = replySlot<DocumentTiming>('documentTiming')
 
 export function documentTiming (reply: FastifyReply): DocumentTiming | undefined {
-  return (reply as FastifyReply & TimingSlot)[TIMING] ?? undefined
+  return TIMING.get(reply) ?? undefined
 }
 
 // Read when the response has ended. A document failed when its shell did, or a deferred part did while its client was there.
@@ -55,9 +55,9 @@ export interface DocumentTimingOptions {
 }
 
 export const documentTimingPlugin = fp<DocumentTimingOptions>(async (app, { header }) => {
-  app.decorateReply(TIMING, null)
+  TIMING.declare(app)
   app.decorateReply('timeDocument', function (this: FastifyReply, page: string, cache: CacheOutcome) {
-    (this as FastifyReply & TimingSlot)[TIMING] = { page, cache, startedAt: performance.now(), renderMs: undefined, delivery: 'whole', headMs: undefined, failed: false }
+    TIMING.set(this, { page, cache, startedAt: performance.now(), renderMs: undefined, delivery: 'whole', headMs: undefined, failed: false })
   })
   app.decorateReply('documentDelivery', function (this: FastifyReply, delivery: Delivery) {
     const timing = documentTiming(this)
